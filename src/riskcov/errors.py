@@ -1,0 +1,29 @@
+"""Typed errors; the CLI turns them into one line and an exit code."""
+
+
+class RiskcovError(Exception):
+    """Base class: a message for the user and the exit code it deserves."""
+
+    exit_code = 1
+
+
+class InputError(RiskcovError):
+    """Bad data: a run file, a signal, a missing experiment (exit 1)."""
+
+
+class UsageError(RiskcovError):
+    """Bad flags or flag combinations (exit 2)."""
+
+    exit_code = 2
+
+
+class LockedError(RiskcovError):
+    """The warehouse file is held by another process (exit 3)."""
+
+    exit_code = 3
+
+
+class MigrationError(RiskcovError):
+    """The warehouse's schema history does not match this code (exit 4)."""
+
+    exit_code = 4

@@ -1,0 +1,122 @@
+"""Schema migrations: `migrations/NNNN_name.sql`, each applied with its ledger row in one transaction."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from riskcov.errors import MigrationError
+from riskcov.resources import resource_dir
+
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+LEDGER_DDL = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    sha256 VARCHAR NOT NULL,
+    applied_at TIMESTAMP NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One migration file."""
+
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class MigrationStatus:
+    """A migration and whether (and when) the warehouse applied it."""
+
+    migration: Migration
+    applied_at: str | None
+
+
+def load_migrations(folder: Path | None = None) -> list[Migration]:
+    """Every migration the code knows, in version order.
+
+    >>> [m.version for m in load_migrations()][:1]
+    [1]
+    """
+    folder = folder or resource_dir("migrations")
+    found: list[Migration] = []
+    for path in sorted(folder.glob("*.sql")):
+        match = _NAME.match(path.name)
+        if not match:
+            raise MigrationError(f"{path.name}: migration files are named NNNN_name.sql")
+        found.append(Migration(int(match.group(1)), match.group(2), path.read_text()))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise MigrationError(f"{folder}: two migrations share a version number")
+    return found
+
+
+def _applied(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str, str]]:
+    has_ledger = con.execute(
+        "SELECT count(*) FROM duckdb_tables() "
+        "WHERE table_name = 'schema_migrations' AND schema_name = 'main' AND NOT temporary"
+    ).fetchone()
+    if not has_ledger or not has_ledger[0]:
+        return {}
+    rows = con.execute(
+        "SELECT version, name, sha256, CAST(applied_at AS VARCHAR) FROM schema_migrations"
+    ).fetchall()
+    return {int(v): (str(n), str(s), str(a)) for v, n, s, a in rows}
+
+
+def status(
+    con: duckdb.DuckDBPyConnection | None, known: list[Migration]
+) -> list[MigrationStatus]:
+    """Check the ledger against the code; raise on a changed or unknown migration."""
+    applied = _applied(con) if con is not None else {}
+    by_version = {m.version: m for m in known}
+    for version, (name, sha, _) in sorted(applied.items()):
+        mig = by_version.get(version)
+        if mig is None:
+            raise MigrationError(
+                f"warehouse has migration {version:04d}_{name} applied, which this riskcov does "
+                "not know: it was written by a newer riskcov; upgrade riskcov"
+            )
+        if mig.sha256 != sha:
+            raise MigrationError(
+                f"migration {version:04d}_{mig.name}.sql changed after it was applied "
+                f"(applied sha256 {sha[:12]}, file sha256 {mig.sha256[:12]}); "
+                "restore it and add a new migration instead"
+            )
+    return [MigrationStatus(m, applied.get(m.version, (None, None, None))[2]) for m in known]
+
+
+def migrate(con: duckdb.DuckDBPyConnection, known: list[Migration] | None = None) -> list[Migration]:
+    """Apply pending migrations in order; return those applied."""
+    known = load_migrations() if known is None else known
+    con.execute(LEDGER_DDL)
+    pending = [s.migration for s in status(con, known) if s.applied_at is None]
+    for mig in pending:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(mig.sql)
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?, now()::TIMESTAMP)",
+                [mig.version, mig.name, mig.sha256],
+            )
+            con.execute("COMMIT")
+        except duckdb.Error as exc:
+            con.execute("ROLLBACK")
+            first = str(exc).splitlines()[0]
+            raise MigrationError(
+                f"migration {mig.version:04d}_{mig.name}.sql failed and was rolled back: {first}"
+            ) from exc
+    return pending

@@ -1,0 +1,137 @@
+"""Open the DuckDB warehouse: pinned storage version, lock detection, migrations, SQL objects."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from riskcov import __version__
+from riskcov.errors import LockedError, RiskcovError
+from riskcov.migrations import migrate
+from riskcov.resources import resource_dir
+
+DEFAULT_PATH = Path("warehouse") / "riskcov.duckdb"
+# BI drivers embed DuckDB 1.4-1.5, which cannot open the 2.0 default storage format.
+STORAGE_VERSION = "v1.4.0"
+_PID = re.compile(r"PID (\d+)")
+
+
+def resolve_path(path: str | Path | None) -> Path:
+    """--warehouse, else $RISKCOV_WAREHOUSE, else warehouse/riskcov.duckdb."""
+    if path:
+        return Path(path)
+    env = os.environ.get("RISKCOV_WAREHOUSE")
+    return Path(env) if env else DEFAULT_PATH
+
+
+def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A raw connection, with DuckDB's lock error turned into a one-line LockedError."""
+    config = {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            pid = _PID.search(text)
+            who = f"process {pid.group(1)}" if pid else "another process"
+            raise LockedError(
+                f"warehouse {path} is locked by {who}; close it or use another --warehouse"
+            ) from exc
+        raise RiskcovError(f"cannot open warehouse {path}: {text.splitlines()[0]}") from exc
+
+
+def _sql_objects() -> list[tuple[str, str]]:
+    folder = resource_dir("sql")
+    return [(p.stem, p.read_text()) for p in sorted(folder.glob("*.sql"))]
+
+
+def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create the macros and views of `sql/` when their text changed.
+
+    Views bind when created, so a file whose dependencies are not there yet is retried
+    after the others.
+    """
+    objects = _sql_objects()
+    digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in objects).encode()).hexdigest()
+    row = con.execute(
+        "SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"
+    ).fetchone()
+    if row and row[0] == digest:
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        pending = objects
+        while pending:
+            failed: list[tuple[str, str]] = []
+            last_error: duckdb.Error | None = None
+            for name, sql in pending:
+                try:
+                    con.execute(sql)
+                except duckdb.CatalogException as exc:
+                    failed.append((name, sql))
+                    last_error = exc
+            if len(failed) == len(pending):
+                raise RiskcovError(f"sql/{failed[0][0]}.sql: {last_error}")
+            pending = failed
+        _set_meta(con, "sql_objects_sha256", digest)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO warehouse_meta (key, value, updated_at) "
+        "VALUES (?, ?, now()::TIMESTAMP)",
+        [key, value],
+    )
+
+
+def storage_version(con: duckdb.DuckDBPyConnection) -> str:
+    """The storage version DuckDB reports for the open database file."""
+    row = con.execute(
+        "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = "
+        "current_database()"
+    ).fetchone()
+    return str(row[0]) if row and row[0] else "unknown"
+
+
+def prepare(con: duckdb.DuckDBPyConnection) -> None:
+    """Migrate, record versions, install SQL objects."""
+    migrate(con)
+    current = {
+        "duckdb_library_version": duckdb.__version__,
+        "storage_version": storage_version(con),
+        "riskcov_version": __version__,
+    }
+    stored = dict(con.execute("SELECT key, value FROM warehouse_meta").fetchall())
+    for key, value in current.items():
+        if stored.get(key) != value:
+            _set_meta(con, key, value)
+    install_sql_objects(con)
+
+
+@contextmanager
+def open_warehouse(path: str | Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open (creating if needed) and prepare the warehouse; close it afterwards.
+
+    >>> import tempfile, pathlib
+    >>> with open_warehouse(pathlib.Path(tempfile.mkdtemp()) / "w.duckdb") as con:
+    ...     con.execute("SELECT count(*) FROM runs").fetchone()
+    (0,)
+    """
+    con = connect(resolve_path(path))
+    try:
+        prepare(con)
+        yield con
+    finally:
+        con.close()
