@@ -9,11 +9,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import duckdb
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from riskcov.errors import RiskcovError
+from riskcov.errors import RiskcovError, UsageError
 from riskcov.ingest import expand_paths, ingest_paths
 from riskcov.runs import list_runs
 from riskcov.warehouse import open_warehouse
@@ -48,6 +49,9 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
         except RiskcovError as exc:
             _err(str(exc))
             raise typer.Exit(exc.exit_code) from None
+        except duckdb.Error as exc:
+            _err(f"database error: {str(exc).splitlines()[0]}")
+            raise typer.Exit(1) from None
 
     return wrapper
 
@@ -146,6 +150,93 @@ def migrate(
         typer.echo(f"applied {m.version:04d}_{m.name}")
     if not applied:
         typer.echo("up to date")
+
+
+def _floats(flag: str, text: str | None) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"{flag} {text}: give comma-separated numbers, e.g. 0.1,0.2") from None
+
+
+@app.command()
+@guarded
+def evaluate(
+    inputs: Annotated[list[str], typer.Option("--input", help="Run JSON path (ingested on the "
+                                              "fly) or an ingested run_id; twice to compare.")],
+    modes: Annotated[list[str] | None, typer.Option("--mode", help="Experiment mode: once for "
+                                                    "all inputs or once per input.")] = None,
+    loss: Annotated[str, typer.Option(help="abs or abs_norm.")] = "abs_norm",
+    confidence: Annotated[str, typer.Option(help="default, all, a CSF name, or "
+                                            "secondary:<a>+<b>:average|product.")] = "default",
+    coverage_grid: Annotated[str | None, typer.Option(
+        help="MAE@coverage points, default 0.1,...,0.9.")] = None,
+    area_coverage: Annotated[float, typer.Option(help="C of AURC@C, in (0, 1].")] = 0.5,
+    bootstrap_resamples: Annotated[int, typer.Option(help="Participant-cluster bootstrap "
+                                                     "resamples (<= 0: none).")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed (recorded).")] = 42,
+    output: Annotated[Path | None, typer.Option(help="Artifact path (default: beside the "
+                                                "warehouse, artifacts/evaluation_<id>.json).")] = None,
+    intersection_only: Annotated[bool, typer.Option(
+        "--intersection-only", help="Paired: compare the overlapping participants.")] = False,
+    estimator: Annotated[str, typer.Option(help="plateau-trapezoid, item-step or "
+                                           "item-trapezoid.")] = "plateau-trapezoid",
+    alpha_grid: Annotated[str | None, typer.Option(
+        help="Coverage@Risk budgets, default 0.01,0.02,0.05,0.1,0.15,0.2.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="The artifact on stdout, nothing "
+                                          "else.")] = False,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """RC curves, AURC/AUGRC, MAE@coverage, oracle metrics and bootstrap CIs for 1-2 inputs."""
+    from riskcov import artifact as art_mod
+    from riskcov import evaluate as ev
+    from riskcov import store, summary
+
+    opts = ev.Options(inputs=inputs, modes=modes or [], loss=loss, confidence=confidence,
+                      area_coverage=area_coverage, bootstrap_resamples=bootstrap_resamples,
+                      seed=seed, intersection_only=intersection_only, estimator=estimator)
+    grid = _floats("--coverage-grid", coverage_grid)
+    alphas = _floats("--alpha-grid", alpha_grid)
+    if grid is not None:
+        opts.coverage_grid = grid
+    if alphas is not None:
+        opts.alpha_grid = alphas
+    opts.check()
+    with open_warehouse(warehouse) as con, _bootstrap_progress(opts) as progress:
+        result = ev.run(con, opts, progress)
+        evaluation_id = store.next_id(con)
+        path = output or store.default_artifact_path(warehouse, evaluation_id)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            store.save(con, evaluation_id, result.artifact, str(path))
+            art_mod.write(result.artifact, path)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    if as_json:
+        typer.echo(art_mod.dumps(result.artifact))
+    else:
+        summary.render(result.artifact, Console(width=140), str(path))
+
+
+@contextmanager
+def _bootstrap_progress(opts: Any) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for long bootstraps, only on a terminal."""
+    if not sys.stderr.isatty() or opts.bootstrap_resamples < 1000:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("bootstrap", total=opts.bootstrap_resamples)
+
+        def step(done: int, total: int) -> None:
+            bar.update(task, completed=done)
+
+        yield step
 
 
 def main() -> None:

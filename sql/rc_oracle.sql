@@ -1,0 +1,75 @@
+-- Optimal (oracle) AURC and AUGRC per population and replicate (SPEC §4): predicted items
+-- ranked by loss ascending, one working point per item. Computed in closed form over runs of
+-- equal loss: a run of c items of loss v after a items with loss sum La adds
+--   sum_k L_k   = c*La + v*c*(c+1)/2
+--   sum_k L_k/k = c*v + (La - a*v) * (H(a+c) - H(a))
+-- with harmonic numbers as exact HUGEINT prefix sums of floor(2^100 / j), so a replicate
+-- costs one row per distinct loss, not one per item.
+CREATE OR REPLACE MACRO rc_oracle(scored, samples) AS TABLE
+WITH first_series AS (
+    -- the oracle ignores confidence: any one series of a population holds its items
+    SELECT population, min(series) AS series FROM query_table(scored) GROUP BY population
+),
+base AS (
+    SELECT sc.* FROM query_table(scored) AS sc SEMI JOIN first_series USING (population, series)
+),
+losses AS (
+    SELECT population, participant_id, loss, count(*) AS n, any_value(loss_scale) AS loss_scale
+    FROM base
+    WHERE loss IS NOT NULL
+    GROUP BY population, participant_id, loss
+),
+items AS (
+    SELECT population, participant_id, count(*) AS n_items
+    FROM base
+    GROUP BY population, participant_id
+),
+totals AS (
+    SELECT i.population, s.replicate, sum(s.multiplicity * i.n_items) AS n_total
+    FROM items AS i JOIN query_table(samples) AS s USING (participant_id)
+    GROUP BY i.population, s.replicate
+),
+runs AS (
+    SELECT l.population, s.replicate, l.loss AS v, any_value(l.loss_scale) AS loss_scale,
+           sum(s.multiplicity * l.n) AS c
+    FROM losses AS l JOIN query_table(samples) AS s USING (participant_id)
+    GROUP BY l.population, s.replicate, l.loss
+),
+placed AS (
+    SELECT *,
+           coalesce(sum(c) OVER w, 0) AS a,
+           coalesce(sum(c * v) OVER w, 0.0) AS la
+    FROM runs
+    WINDOW w AS (PARTITION BY population, replicate ORDER BY v
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+harmonic AS (
+    SELECT range AS k,
+           sum(CASE WHEN range = 0 THEN 0::HUGEINT
+                    ELSE (1::HUGEINT << 100) // range END)
+               OVER (ORDER BY range ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS h
+    FROM range(0, CAST((SELECT coalesce(max(n_total), 0) + 1 FROM totals) AS BIGINT))
+),
+terms AS (
+    SELECT p.population, p.replicate, p.loss_scale, p.v, p.c, p.a, p.la,
+           p.c * p.la + p.v * p.c * (p.c + 1) / 2.0 AS sum_l,
+           p.c * p.v + (p.la - p.a * p.v)
+               * (CAST(hb.h - ha.h AS DOUBLE) / CAST(1::HUGEINT << 100 AS DOUBLE)) AS sum_r
+    FROM placed AS p
+    JOIN harmonic AS ha ON ha.k = p.a
+    JOIN harmonic AS hb ON hb.k = p.a + p.c
+),
+folded AS (
+    SELECT population, replicate, any_value(loss_scale) AS loss_scale,
+           sum(sum_l ORDER BY v) AS sum_l, sum(sum_r ORDER BY v) AS sum_r,
+           min(v) AS r_first, sum(c) AS k, sum(c * v) AS l_last
+    FROM terms
+    GROUP BY population, replicate
+)
+SELECT t.population, t.replicate,
+       coalesce((f.sum_r + (f.r_first - f.l_last / f.k) / 2.0) / f.loss_scale / t.n_total, 0.0)
+           AS aurc_optimal,
+       coalesce((f.sum_l - f.l_last / 2.0) / f.loss_scale / t.n_total / t.n_total, 0.0)
+           AS augrc_optimal
+FROM totals AS t
+LEFT JOIN folded AS f USING (population, replicate);

@@ -1,0 +1,136 @@
+"""The metrics artifact of SPEC §6: assembled from engine results, written as strict JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from riskcov.bootstrap import interval
+from riskcov.engine import Results, Series, achievable_aurc
+
+LOSSES = {
+    "abs": {"name": "abs", "definition": "abs(pred - gt)", "raw_multiplier": 1},
+    "abs_norm": {"name": "abs_norm", "definition": "abs(pred - gt) / 3", "raw_multiplier": 3},
+}
+# scalars with a bootstrap CI: the schema's, then extra keys (SPEC §6 allows additions)
+CI_SCALARS = ("aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c", "cmax")
+CI_EXTRA = ("aurc_optimal", "augrc_optimal", "eaurc", "eaugrc")
+DELTAS = ("aurc_full", "augrc_full", "cmax")
+DELTAS_EXTRA = ("aurc_at_c", "augrc_at_c")
+
+
+def grid_key(c: float) -> str:
+    """The artifact's key of a coverage (or alpha) value.
+
+    >>> grid_key(0.1)
+    '0.10'
+    """
+    return f"{c:.2f}"
+
+
+def _value(arr: np.ndarray[Any, Any], sid: int) -> float | None:
+    v = float(arr[sid, 0])
+    return None if math.isnan(v) else v
+
+
+def _pct(num: float, den: float) -> float:
+    return num / den * 100 if den != 0 else 0.0
+
+
+def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
+                   alphas: list[float], bootstrap: dict[str, Any] | None) -> dict[str, Any]:
+    """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None)."""
+    sc, i = res.scalars, s.index
+    v = {k: float(sc[k][i, 0]) for k in (*CI_SCALARS, *CI_EXTRA)}
+    curve = res.curves[i]
+    achievable = achievable_aurc(curve["coverage"], curve["selective_risk"])
+    used = min(area_c, v["cmax"])
+    mae: dict[str, Any] = {}
+    for c in grid:
+        val = _value(sc[f"mae@{c!r}"], i)
+        mae[grid_key(c)] = None if val is None else {
+            "requested": c, "achieved": _value(sc[f"mae_achieved@{c!r}"], i), "value": val}
+    car = {grid_key(a): {"alpha": a, "coverage": float(sc[f"car_coverage@{a!r}"][i, 0]),
+                         "risk": _value(sc[f"car_risk@{a!r}"], i),
+                         "threshold": _value(sc[f"car_threshold@{a!r}"], i)} for a in alphas}
+    out: dict[str, Any] = {
+        "cmax": v["cmax"], "aurc_full": v["aurc_full"], "augrc_full": v["augrc_full"],
+        "aurc_optimal": v["aurc_optimal"], "augrc_optimal": v["augrc_optimal"],
+        "eaurc": v["eaurc"], "eaugrc": v["eaugrc"], "aurc_achievable": achievable,
+        "interpretation": {
+            "aurc_gap_pct": _pct(v["eaurc"], v["aurc_optimal"]),
+            "augrc_gap_pct": _pct(v["eaugrc"], v["augrc_optimal"]),
+            "achievable_gain_pct": _pct(v["aurc_full"] - achievable, v["aurc_full"]),
+        },
+        "aurc_at_c": {"requested": area_c, "used": used, "value": v["aurc_at_c"]},
+        "augrc_at_c": {"requested": area_c, "used": used, "value": v["augrc_at_c"]},
+        "mae_at_coverage": mae,
+        "coverage_at_risk": car,
+        "bootstrap": {},
+        "curve": curve,
+    }
+    if bootstrap:
+        ci: dict[str, Any] = {}
+        for k in (*CI_SCALARS, *CI_EXTRA):
+            ci[k] = interval(v[k], sc[k][i, 1:])[0]
+        ci_mae, drop_mae = {}, {}
+        for c in grid:
+            lohi, drop = interval(_value(sc[f"mae@{c!r}"], i), sc[f"mae@{c!r}"][i, 1:])
+            ci_mae[grid_key(c)], drop_mae[grid_key(c)] = lohi, drop
+        ci["mae_at_coverage"] = ci_mae
+        ci["coverage_at_risk"] = {
+            grid_key(a): interval(car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:])[0]
+            for a in alphas}
+        out["bootstrap"] = {**bootstrap, "ci95": ci, "drop_rate": {"mae_at_coverage": drop_mae}}
+    return out
+
+
+def deltas(res: Results, left: Series, right: Series, grid: list[float],
+           bootstrapped: bool) -> dict[str, Any]:
+    """Paired deltas right - left, each replicate drawing the same participants for both."""
+    out: dict[str, Any] = {}
+    names = [*DELTAS, *DELTAS_EXTRA] + [f"mae@{c!r}" for c in grid]
+    for name in names:
+        arr = res.scalars[name]
+        d = arr[right.index] - arr[left.index]
+        point = None if math.isnan(d[0]) else float(d[0])
+        if bootstrapped:
+            ci = interval(point, d[1:])[0]
+        else:
+            ci = None if point is None else [point, point]
+        key = f"mae_at_coverage_{grid_key(float(name[4:]))}" if name.startswith("mae@") else name
+        out[key] = {"delta": point, "ci95": ci}
+    return out
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        raise ValueError(f"non-finite number {obj} in the artifact")
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def dumps(artifact: dict[str, Any]) -> str:
+    """Strict JSON: a NaN or Infinity is a bug, never written."""
+    return json.dumps(_finite(artifact), indent=2, allow_nan=False)
+
+
+def utc_now() -> str:
+    """created_at: UTC with a Z suffix."""
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def write(artifact: dict[str, Any], path: Path) -> None:
+    """Write atomically: a failed run leaves no half artifact behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(dumps(artifact) + "\n")
+    tmp.replace(path)

@@ -1,0 +1,136 @@
+"""Confidence scoring functions (SPEC §3): one registry of SQL expressions over `item_signals`.
+
+Each CSF is an expression in IEEE double with SPEC's operation order (literals cast to DOUBLE:
+DuckDB would read 0.4 as DECIMAL), because plateaus are decided by exact equality.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sqlglot
+
+from riskcov.errors import UsageError
+
+
+def _d(x: float) -> str:
+    return f"CAST({x!r} AS DOUBLE)"
+
+
+def _clamp(x: str) -> str:
+    return f"least(greatest({x}, {_d(0.0)}), {_d(1.0)})"
+
+
+# e = clamp(min(llm, 3) / 3), a missing key counting 0; s = clamp(similarity mean), null -> 0
+_E = _clamp(f"least(CAST(coalesce(s.llm_evidence_count, 0) AS DOUBLE), {_d(3.0)}) / {_d(3.0)}")
+_S = _clamp(f"coalesce(s.retrieval_similarity_mean, {_d(0.0)})")
+_V = (f"CASE WHEN s.verbalized_confidence IS NULL THEN {_d(0.5)} "
+      f"ELSE {_clamp(f'(s.verbalized_confidence - {_d(1.0)}) / {_d(4.0)}')} END")
+_LLM = "llm_evidence_count"
+_SIM = "retrieval_similarity_mean"
+
+
+@dataclass(frozen=True)
+class Csf:
+    """A CSF: its SQL over `item_signals AS s`, keys that must exist, signals whose null is an error."""
+
+    name: str
+    expression: str
+    required: tuple[str, ...] = ()
+    null_is_error: tuple[str, ...] = ()
+
+    def problem_sql(self) -> str:
+        """SQL naming the first unusable signal of an item for this CSF (NULL when fine)."""
+        keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
+        whens = [f"WHEN NOT list_contains({keys}, '{k}') THEN '{k} is missing'"
+                 for k in self.required]
+        whens += [f"WHEN list_contains({keys}, '{k}') AND s.{k} IS NULL THEN '{k} is null'"
+                  for k in self.null_is_error]
+        return f"CASE {' '.join(whens)} END" if whens else "CAST(NULL AS VARCHAR)"
+
+
+def _base() -> dict[str, Csf]:
+    llm = f"CAST(coalesce(s.{_LLM}, 0) AS DOUBLE)"
+    one = _d(1.0)
+    csfs = [
+        Csf("llm", llm, (), (_LLM,)),
+        Csf("total_evidence", llm, (), (_LLM,)),
+        Csf("retrieval_similarity_mean", f"coalesce(s.{_SIM}, {_d(0.0)})", (_SIM,)),
+        Csf("retrieval_similarity_max", f"coalesce(s.retrieval_similarity_max, {_d(0.0)})",
+            ("retrieval_similarity_max",)),
+        Csf("hybrid_evidence_similarity", f"{_d(0.5)} * {_E} + {_d(0.5)} * {_S}", (_SIM,),
+            (_LLM,)),
+        Csf("verbalized", _V, ("verbalized_confidence",)),
+        Csf("hybrid_verbalized", _clamp(f"{_d(0.4)} * {_V} + {_d(0.3)} * {_E} + {_d(0.3)} * {_S}"),
+            ("verbalized_confidence", _SIM), (_LLM,)),
+        Csf("token_msp", _clamp("s.token_msp"), ("token_msp",), ("token_msp",)),
+        Csf("token_pe", f"{one} / ({one} + s.token_pe)", ("token_pe",), ("token_pe",)),
+        Csf("token_energy", _clamp("exp(s.token_energy)"), ("token_energy",), ("token_energy",)),
+        Csf("consistency", _clamp("s.consistency_modal_confidence"),
+            ("consistency_modal_confidence",), ("consistency_modal_confidence",)),
+        Csf("consistency_inverse_std", f"{one} / ({one} + s.consistency_score_std)",
+            ("consistency_score_std",), ("consistency_score_std",)),
+        Csf("hybrid_consistency",
+            _clamp(f"{_d(0.4)} * {_clamp('s.consistency_modal_confidence')} + {_d(0.3)} * {_E}"
+                   f" + {_d(0.3)} * {_S}"),
+            ("consistency_modal_confidence", _SIM), ("consistency_modal_confidence", _LLM)),
+    ]
+    for c in csfs:  # a registry typo should fail at import, not inside a query
+        sqlglot.parse_one(c.expression, read="duckdb")
+    return {c.name: c for c in csfs}
+
+
+BASE = _base()
+DEFAULT = ("llm", "total_evidence")
+_SECONDARY = re.compile(r"^secondary:([a-z_]+)\+([a-z_]+):(average|product)$")
+
+
+def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(a + b))
+
+
+def get(name: str) -> Csf:
+    """A base CSF or a `secondary:<a>+<b>:<average|product>` combination.
+
+    >>> get("secondary:verbalized+token_msp:product").required
+    ('verbalized_confidence', 'token_msp')
+    """
+    if name in BASE:
+        return BASE[name]
+    m = _SECONDARY.match(name)
+    if not m:
+        raise UsageError(f"--confidence {name}: unknown confidence function; choose default, all, "
+                         f"one of {', '.join(sorted(BASE))}, or secondary:<a>+<b>:average|product")
+    a, b, how = m.groups()
+    for part in (a, b):
+        if part not in BASE:
+            raise UsageError(f"--confidence {name}: {part} is not a base confidence function")
+    ca, cb = BASE[a], BASE[b]
+    expr = (f"(({ca.expression}) + ({cb.expression})) / {_d(2.0)}" if how == "average"
+            else f"({ca.expression}) * ({cb.expression})")
+    return Csf(name, expr, _union(ca.required, cb.required),
+               _union(ca.null_is_error, cb.null_is_error))
+
+
+def select(selector: str) -> tuple[list[Csf], bool]:
+    """The CSFs a --confidence selector names, and whether unsupported ones are skipped (all)."""
+    if selector == "default":
+        return [BASE[n] for n in DEFAULT], False
+    if selector == "all":
+        return [BASE[n] for n in sorted(BASE)], True
+    return [get(selector)], False
+
+
+def confidences_view_sql() -> str:
+    """`v_csf_confidences`: every base CSF on every item of every successful participant."""
+    parts = [
+        f"SELECT i.experiment_id, '{c.name}' AS csf, i.participant_id, i.item_index, i.pred, i.gt,"
+        f" CASE WHEN i.pred IS NULL THEN NULL ELSE {c.expression} END AS confidence,"
+        f" CASE WHEN i.pred IS NULL THEN NULL ELSE {c.problem_sql()} END AS problem"
+        " FROM items AS i JOIN participants AS p USING (experiment_id, participant_id)"
+        " LEFT JOIN item_signals AS s USING (experiment_id, participant_id, item_index)"
+        " WHERE p.success"
+        for c in BASE.values()
+    ]
+    return "CREATE OR REPLACE VIEW v_csf_confidences AS\n" + "\nUNION ALL\n".join(parts)

@@ -1,0 +1,196 @@
+"""Run the SQL metric macros of `sql/` over an evaluation's scored items and sample weights.
+
+The point estimate is replicate 0 (every participant once); bootstrap replicates are more rows
+of the same sample table, so every number comes from the same SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from riskcov.csf import Csf
+from riskcov.inputs import Input
+
+ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One curve: an input scored by a CSF."""
+
+    index: int
+    input_no: int
+    csf: Csf
+
+
+@dataclass
+class Results:
+    """Metric values indexed [series, replicate]; NaN where a replicate leaves it undefined."""
+
+    n_replicates: int
+    scalars: dict[str, FloatArray] = field(default_factory=dict)
+    curves: dict[int, dict[str, list[float]]] = field(default_factory=dict)
+
+
+def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list[Csf],
+                 participants: list[int], loss: str, estimator: str,
+                 ) -> tuple[list[Series], dict[tuple[int, str], str]]:
+    """Create TEMP TABLE eval_scored; return its series and the problems found per (input, csf)."""
+    con.register("_pop", {"participant_id": np.asarray(participants, dtype=np.int64)})
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_participants AS "
+                "SELECT participant_id FROM _pop")
+    con.unregister("_pop")
+    series: list[Series] = []
+    selects = []
+    for input_no, inp in enumerate(inputs):
+        scale = float(inp.score_range) if loss == "abs_norm" else 1.0
+        for csf in csfs:
+            s = Series(len(series), input_no, csf)
+            series.append(s)
+            selects.append(
+                f"SELECT {s.index} AS series, {input_no} AS population, i.participant_id,"
+                f" i.item_index, CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.expression} END"
+                " AS confidence,"
+                " CAST(abs(i.pred - i.gt) AS DOUBLE) AS loss,"
+                f" CAST({scale!r} AS DOUBLE) AS loss_scale,"
+                f" CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.problem_sql()} END AS problem"
+                " FROM items AS i JOIN eval_participants USING (participant_id)"
+                " LEFT JOIN item_signals AS s USING (experiment_id, participant_id, item_index)"
+                f" WHERE i.experiment_id = {inp.experiment_id}")
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_scored AS " + " UNION ALL ".join(selects))
+    problems: dict[tuple[int, str], str] = {}
+    rows = con.execute(
+        "SELECT series, arg_min(participant_id, (participant_id, item_index)),"
+        " arg_min(item_index, (participant_id, item_index)),"
+        " arg_min(problem, (participant_id, item_index)), count(*)"
+        " FROM eval_scored WHERE problem IS NOT NULL GROUP BY series ORDER BY series").fetchall()
+    for sid, pid, item, problem, n in rows:
+        s = series[sid]
+        problems[(s.input_no, s.csf.name)] = (
+            f"participant {pid}, item {item}: {problem} ({n} predicted item(s) affected)")
+    if estimator != "plateau-trapezoid":
+        # one working point per item: ties broken by participant_id, then item_index
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE eval_scored AS
+            SELECT * REPLACE (CASE WHEN confidence IS NULL THEN NULL ELSE
+                -CAST(row_number() OVER (PARTITION BY series, confidence IS NULL
+                      ORDER BY confidence DESC, participant_id, item_index) AS DOUBLE) END
+                AS confidence), confidence AS raw_confidence
+            FROM eval_scored""")
+    return series, problems
+
+
+def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
+    """Remove the rows of series that are not evaluated (unsupported CSFs under `all`)."""
+    ids = ", ".join(str(s.index) for s in keep) or "-1"
+    con.execute(f"DELETE FROM eval_scored WHERE series NOT IN ({ids})")
+
+
+def load_samples(con: duckdb.DuckDBPyConnection, replicate: np.ndarray[Any, Any],
+                 participant: np.ndarray[Any, Any], multiplicity: np.ndarray[Any, Any]) -> None:
+    """TEMP TABLE eval_samples(replicate, participant_id, multiplicity), from numpy in one scan."""
+    con.register("_samples", {"replicate": replicate.astype(np.int32),
+                              "participant_id": participant.astype(np.int64),
+                              "multiplicity": multiplicity.astype(np.int32)})
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_samples AS SELECT * FROM _samples")
+    con.unregister("_samples")
+
+
+def _grid(con: duckdb.DuckDBPyConnection, name: str, column: str, values: list[float]) -> None:
+    con.register("_g", {column: np.asarray(values, dtype=np.float64)})
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT DISTINCT {column} FROM _g")
+    con.unregister("_g")
+
+
+def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, *,
+            area_c: float, grid: list[float], alphas: list[float], estimator: str) -> None:
+    """Every metric for every series and the replicates in eval_samples, written into `res`."""
+    shape = (len(series), res.n_replicates)
+
+    def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
+        arr = res.scalars.setdefault(name, np.full(shape, np.nan))
+        arr[sid.astype(np.intp), rep.astype(np.intp)] = values
+
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_points AS "
+                "FROM rc_points('eval_scored', 'eval_samples')")
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_totals AS "
+                "FROM rc_totals('eval_scored', 'eval_samples')")
+    m = con.execute("SELECT * FROM rc_metrics('eval_points', 'eval_totals', ?, ?)",
+                    [area_c, estimator]).fetchnumpy()
+    for name in ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c"):
+        put(name, m["series"], m["replicate"], m[name])
+    present = np.unique(m["replicate"]).astype(np.intp)
+    o = con.execute("""
+        SELECT DISTINCT sc.series, o.replicate, o.aurc_optimal, o.augrc_optimal
+        FROM rc_oracle('eval_scored', 'eval_samples') AS o
+        JOIN (SELECT DISTINCT series, population FROM eval_scored) AS sc USING (population)
+    """).fetchnumpy()
+    for name in ("aurc_optimal", "augrc_optimal"):
+        put(name, o["series"], o["replicate"], o[name])
+    res.scalars["eaurc"] = res.scalars["aurc_full"] - res.scalars["aurc_optimal"]
+    res.scalars["eaugrc"] = res.scalars["augrc_full"] - res.scalars["augrc_optimal"]
+    _grid(con, "eval_grid", "requested", grid)
+    mae = con.execute("SELECT * FROM rc_mae_at_coverage('eval_points', 'eval_grid', ?)",
+                      [estimator]).fetchnumpy()
+    for c in grid:
+        sel = mae["requested"] == c
+        put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
+        put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel],
+            mae["achieved"][sel])
+    _grid(con, "eval_alphas", "alpha", alphas)
+    car = con.execute("SELECT * FROM rc_coverage_at_risk('eval_points', 'eval_alphas')"
+                      ).fetchnumpy()
+    for a in alphas:
+        sel = car["alpha"] == a
+        for col in ("coverage", "risk", "threshold"):
+            put(f"car_{col}@{a!r}", car["series"][sel], car["replicate"][sel], car[col][sel])
+        # no qualifying point means coverage 0, not undefined
+        arr = res.scalars[f"car_coverage@{a!r}"][:, present]
+        arr[np.isnan(arr)] = 0.0
+        res.scalars[f"car_coverage@{a!r}"][:, present] = arr
+    if len(present) and present[0] != 0:
+        return
+    threshold = ("raw_confidence" if estimator != "plateau-trapezoid" else "threshold")
+    curve_sql = (
+        "SELECT p.series, p.coverage, p.selective_risk, p.generalized_risk, "
+        + ("s.raw_confidence AS threshold FROM eval_points p JOIN eval_scored s "
+           "ON s.series = p.series AND s.confidence = p.threshold "
+           if threshold == "raw_confidence" else "p.threshold FROM eval_points p ")
+        + "WHERE p.replicate = 0 ORDER BY p.series, p.point")
+    rows = con.execute(curve_sql).fetchall()
+    for s in series:
+        res.curves[s.index] = {"coverage": [], "selective_risk": [], "generalized_risk": [],
+                               "threshold": []}
+    for sid, cov, sel_r, gen_r, thr in rows:
+        c = res.curves[sid]
+        c["coverage"].append(cov)
+        c["selective_risk"].append(sel_r)
+        c["generalized_risk"].append(gen_r)
+        c["threshold"].append(thr)
+
+
+def achievable_aurc(coverage: list[float], risk: list[float]) -> float:
+    """AURC over the lower convex hull of the working points (monotone chain, SPEC §4).
+
+    >>> achievable_aurc([0.25, 0.375], [1.0, 2 / 3]) == 17 / 48
+    True
+    """
+    hull: list[tuple[float, float]] = []
+    for point in sorted(zip(coverage, risk, strict=True), key=lambda p: p[0]):
+        while len(hull) >= 2:
+            (ox, oy), (ax, ay) = hull[-2], hull[-1]
+            if (ax - ox) * (point[1] - oy) - (ay - oy) * (point[0] - ox) <= 1e-10:
+                hull.pop()
+            else:
+                break
+        hull.append(point)
+    if not hull:
+        return 0.0
+    xs = [0.0] + [p[0] for p in hull]
+    ys = [hull[0][1]] + [p[1] for p in hull]
+    return float(np.trapezoid(ys, xs))

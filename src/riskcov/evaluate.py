@@ -1,0 +1,174 @@
+"""`riskcov evaluate`: inputs -> scored items -> SQL metrics per replicate -> artifact + stored rows."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from riskcov import __version__, artifact, csf, engine
+from riskcov.bootstrap import sample_chunks
+from riskcov.errors import InputError, UsageError
+from riskcov.inputs import Input, population, resolve
+
+DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+DEFAULT_ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
+
+
+@dataclass
+class Options:
+    """Everything `evaluate` takes besides the warehouse."""
+
+    inputs: list[str]
+    modes: list[str] = field(default_factory=list)
+    loss: str = "abs_norm"
+    confidence: str = "default"
+    coverage_grid: list[float] = field(default_factory=lambda: list(DEFAULT_GRID))
+    area_coverage: float = 0.5
+    bootstrap_resamples: int = 10_000
+    seed: int = 42
+    intersection_only: bool = False
+    estimator: str = "plateau-trapezoid"
+    alpha_grid: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
+    chunk_replicates: int = 0  # 0: sized from the population
+
+    def check(self) -> None:
+        """Usage errors before any work is done."""
+        if self.loss not in artifact.LOSSES:
+            raise UsageError(f"--loss {self.loss}: choose abs or abs_norm")
+        if self.estimator not in engine.ESTIMATORS:
+            raise UsageError(f"--estimator {self.estimator}: choose one of "
+                             f"{', '.join(engine.ESTIMATORS)}")
+        if not 0.0 < self.area_coverage <= 1.0:
+            raise UsageError(f"--area-coverage {self.area_coverage!r} is not in (0, 1]")
+        if not self.coverage_grid:
+            raise UsageError("--coverage-grid needs at least one value")
+        for c in self.coverage_grid:
+            if not 0.0 < c <= 1.0:
+                raise UsageError(f"--coverage-grid value {c!r} is not in (0, 1]")
+        keys = [artifact.grid_key(c) for c in self.coverage_grid]
+        if len(set(keys)) != len(keys):
+            raise UsageError("--coverage-grid values must differ in their first two decimals")
+        for a in self.alpha_grid:
+            if not a >= 0.0:
+                raise UsageError(f"--alpha-grid value {a!r} is negative")
+        if not 0 <= self.seed < 2**32:
+            raise UsageError(f"--seed {self.seed} is not in 0..2**32-1")
+        if self.bootstrap_resamples > 0 and self.estimator != "plateau-trapezoid":
+            raise UsageError("bootstrap CIs are computed for --estimator plateau-trapezoid; "
+                             "pass --bootstrap-resamples 0 with another estimator")
+
+
+@dataclass
+class Evaluation:
+    """The artifact and what was skipped, for the CLI to print and store."""
+
+    artifact: dict[str, Any]
+    skipped: dict[str, str]
+    evaluation_id: int | None = None
+
+
+def _csfs(opts: Options, inputs: list[Input], problems: dict[tuple[int, str], str],
+          series: list[engine.Series]) -> tuple[list[engine.Series], dict[str, str]]:
+    chosen, skip_unsupported = csf.select(opts.confidence)
+    skipped: dict[str, str] = {}
+    for c in chosen:
+        for input_no, inp in enumerate(inputs):
+            problem = problems.get((input_no, c.name))
+            if problem is None:
+                continue
+            where = f"run {inp.run_id}, experiment {inp.mode}, {problem}"
+            if not skip_unsupported:
+                raise InputError(f"confidence {c.name} cannot be computed: {where}")
+            skipped.setdefault(c.name, where)
+    kept = [s for s in series if s.csf.name not in skipped]
+    if not kept:
+        raise InputError("no confidence function can be computed for these inputs: "
+                         + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    return kept, skipped
+
+
+def run(con: duckdb.DuckDBPyConnection, opts: Options,
+        progress: Callable[[int, int], None] | None = None) -> Evaluation:
+    """Evaluate; nothing is written to the warehouse but ingested inputs."""
+    opts.check()
+    inputs = resolve(con, opts.inputs, opts.modes)
+    pop = population(inputs, opts.intersection_only)
+    if not pop.participants:
+        raise InputError("no successful participants to evaluate "
+                         f"({pop.counts['participants_failed']} failed)")
+    chosen, _ = csf.select(opts.confidence)
+    series, problems = engine.build_scored(con, inputs, chosen, pop.participants, opts.loss,
+                                           opts.estimator)
+    kept, skipped = _csfs(opts, inputs, problems, series)
+    for name, why in skipped.items():
+        print(f"skipped confidence {name}: {why}", file=sys.stderr)
+    engine.drop_series(con, kept)
+    b = max(opts.bootstrap_resamples, 0)
+    res = _compute_all(con, opts, kept, pop.participants, b, progress)
+    boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
+    variants: dict[str, Any] = {}
+    deltas: dict[str, Any] = {}
+    names = list(dict.fromkeys(s.csf.name for s in kept))
+    for name in names:
+        per_input = [s for s in kept if s.csf.name == name]
+        ms = [artifact.series_metrics(res, s, area_c=opts.area_coverage,
+                                      grid=opts.coverage_grid, alphas=opts.alpha_grid,
+                                      bootstrap=boot) for s in per_input]
+        if len(inputs) == 1:
+            variants[name] = ms[0]
+        else:
+            variants[name] = {f"input_{k}": m for k, m in enumerate(ms)}
+            deltas[name] = artifact.deltas(res, per_input[0], per_input[1], opts.coverage_grid,
+                                           b > 0)
+    first = inputs[0]
+    art: dict[str, Any] = {
+        "schema_version": "1",
+        "created_at": artifact.utc_now(),
+        "inputs": [{"path": i.label, "run_id": i.run_id, "git_commit": i.git_commit,
+                    "mode": i.mode} for i in inputs],
+        "population": {**pop.counts,
+                       "items_predicted": _predicted(con, first, pop.participants),
+                       "cmax": None},
+        "loss": artifact.LOSSES[opts.loss],
+        "estimator": opts.estimator,
+        "confidence_variants": variants,
+        "skipped_variants": skipped,
+        "comparison": {"enabled": len(inputs) == 2, "intersection_only": opts.intersection_only,
+                       "deltas": deltas if len(inputs) == 2 else None, **pop.comparison},
+        "options": {"coverage_grid": opts.coverage_grid, "area_coverage": opts.area_coverage,
+                    "alpha_grid": opts.alpha_grid, "bootstrap_resamples": b, "seed": opts.seed,
+                    "confidence": opts.confidence, "riskcov_version": __version__},
+    }
+    items = art["population"]["items_total"]
+    art["population"]["cmax"] = art["population"]["items_predicted"] / items if items else 0.0
+    return Evaluation(art, skipped)
+
+
+def _predicted(con: duckdb.DuckDBPyConnection, inp: Input, participants: list[int]) -> int:
+    row = con.execute("SELECT count(pred) FROM items JOIN eval_participants USING (participant_id)"
+                      " WHERE experiment_id = ?", [inp.experiment_id]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _compute_all(con: duckdb.DuckDBPyConnection, opts: Options, series: list[engine.Series],
+                 participants: list[int], b: int,
+                 progress: Callable[[int, int], None] | None) -> engine.Results:
+    """Metrics for replicate 0..B, replicate chunks sized to bound memory."""
+    kwargs = {"area_c": opts.area_coverage, "grid": opts.coverage_grid,
+              "alphas": opts.alpha_grid, "estimator": opts.estimator}
+    p = max(len(participants), 1)
+    chunk = opts.chunk_replicates or max(1, min(b, 4_000_000 // (p * max(len(series), 1))))
+    total = engine.Results(b + 1)
+    done = 0
+    for rep, pid, mult in sample_chunks(participants, b, opts.seed, chunk):
+        engine.load_samples(con, rep, pid, mult)
+        engine.compute(con, series, total, **kwargs)  # type: ignore[arg-type]
+        if progress and len(rep) and rep[0] > 0:
+            done = int(rep[-1])
+            progress(done, b)
+    return total
