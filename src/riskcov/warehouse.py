@@ -49,17 +49,35 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
 
 
 def _sql_objects() -> list[tuple[str, str]]:
+    from riskcov.csf import confidences_view_sql
+
     folder = resource_dir("sql")
-    return [(p.stem, p.read_text()) for p in sorted(folder.glob("*.sql"))]
+    generated = [("v_csf_confidences", confidences_view_sql())]  # from the CSF registry
+    return generated + [(p.stem, p.read_text()) for p in sorted(folder.glob("*.sql"))]
+
+
+def _dependency_order(objects: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each object after the objects its SQL names (views bind when created)."""
+    names = {n for n, _ in objects}
+    needs = {n: {m for m in names if m != n and re.search(rf"\b{m}\b", sql)}
+             for n, sql in objects}
+    ordered: list[tuple[str, str]] = []
+    done: set[str] = set()
+    pending = list(objects)
+    while pending:
+        ready = [(n, sql) for n, sql in pending if needs[n] <= done]
+        if not ready:
+            raise RiskcovError("sql/: circular references between " +
+                               ", ".join(n for n, _ in pending))
+        ordered += ready
+        done |= {n for n, _ in ready}
+        pending = [o for o in pending if o[0] not in done]
+    return ordered
 
 
 def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the macros and views of `sql/` when their text changed.
-
-    Views bind when created, so a file whose dependencies are not there yet is retried
-    after the others.
-    """
-    objects = _sql_objects()
+    """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed."""
+    objects = _dependency_order(_sql_objects())
     digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in objects).encode()).hexdigest()
     row = con.execute(
         "SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"
@@ -68,19 +86,11 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
         return
     con.execute("BEGIN TRANSACTION")
     try:
-        pending = objects
-        while pending:
-            failed: list[tuple[str, str]] = []
-            last_error: duckdb.Error | None = None
-            for name, sql in pending:
-                try:
-                    con.execute(sql)
-                except duckdb.CatalogException as exc:
-                    failed.append((name, sql))
-                    last_error = exc
-            if len(failed) == len(pending):
-                raise RiskcovError(f"sql/{failed[0][0]}.sql: {last_error}")
-            pending = failed
+        for name, sql in objects:
+            try:
+                con.execute(sql)
+            except duckdb.Error as exc:
+                raise RiskcovError(f"sql/{name}.sql: {str(exc).splitlines()[0]}") from exc
         _set_meta(con, "sql_objects_sha256", digest)
         con.execute("COMMIT")
     except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ SIGNALS: dict[str, str] = {
 NULL_MASKED = frozenset(k for k, kind in SIGNALS.items() if kind in (INT, FLOAT, BOOL))
 _SOURCES = {"llm", "keyword", "both"}
 _INT_TEXT = re.compile(r"^-?\d+$")
+# DuckDB BIGINT, the widest integer column
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_MAX_DOUBLE = 1.7976931348623157e308
 
 
 class _NonFinite:
@@ -103,12 +107,14 @@ def _signal(kind: str, v: Any, field: str) -> Any:
         raise _Bad(f"{field} = {_show(v)} is a boolean, not a number")
     if kind == FLOAT:
         if _is_number(v):
-            return float(v)
+            return _finite_float(v, field)
         raise _Bad(f"{field} = {_show(v)} is not a number or null")
     if kind == INT:
         i = _as_int(v)
         if i is None:
             raise _Bad(f"{field} = {_show(v)} is not an integer or null")
+        if not INT64_MIN <= i <= INT64_MAX:
+            raise _Bad(f"{field} = {_show(v)} is outside the 64-bit integer range")
         return i
     if kind == SOURCE:
         if v in _SOURCES and isinstance(v, str):
@@ -127,12 +133,25 @@ def _signal(kind: str, v: Any, field: str) -> Any:
     for i, x in enumerate(v):
         if x is not None and not _is_number(x):
             raise _Bad(f"{field}[{i}] = {_show(x)} is not a number or null")
-    return [None if x is None else float(x) for x in v]
+    return [None if x is None else _finite_float(x, f"{field}[{i}]") for i, x in enumerate(v)]
+
+
+def _finite_float(v: int | float, field: str) -> float:
+    """v as a finite double; a literal too large for one (1e400, 10**400) is an error."""
+    try:
+        f = float(v)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f):
+        raise _Bad(f"{field} = {_show(v)} does not fit a finite double")
+    return f
 
 
 def _check_finite(v: Any, field: str) -> None:
     if isinstance(v, _NonFinite):
         raise _Bad(f"{field} = {v.text} is not valid strict JSON")
+    if type(v) is float and not math.isfinite(v):
+        raise _Bad(f"{field} = {_show(v)} does not fit a finite double")
     if isinstance(v, dict):
         for k, x in v.items():
             _check_finite(x, f"{field}.{k}")
@@ -150,6 +169,8 @@ def _participant_id(r: dict[str, Any]) -> int:
         pid = int(v)
     if pid is None:
         raise _Bad(f"participant_id = {_show(v)} is not an integer")
+    if not INT64_MIN <= pid <= INT64_MAX:
+        raise _Bad(f"participant_id = {_show(v)} is outside the 64-bit integer range")
     return pid
 
 
@@ -220,9 +241,9 @@ def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
                 extra[key] = value
         for key, kind in SIGNALS.items():
             v = item_sig.get(key)
-            if kind == FLOAT and type(v) is float:
+            if kind == FLOAT and type(v) is float and -_MAX_DOUBLE <= v <= _MAX_DOUBLE:
                 sc[key].append(v)
-            elif kind == INT and type(v) is int:
+            elif kind == INT and type(v) is int and INT64_MIN <= v <= INT64_MAX:
                 sc[key].append(v)
             else:
                 sc[key].append(_signal(kind, v, f"{field}.{key}"))
@@ -346,6 +367,8 @@ def _load(path: Path, data: bytes) -> Any:
         raise InputError(
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}"
         ) from None
+    except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
+        raise InputError(f"{path}: invalid JSON: {str(exc).splitlines()[0]}") from None
 
 
 def parse(path: Path, data: bytes) -> ParsedRun:
@@ -365,7 +388,8 @@ def parse(path: Path, data: bytes) -> ParsedRun:
         raise InputError(f"{path}: {bad}") from None
     experiments = doc.get("experiments")
     if not isinstance(experiments, list) or not experiments:
-        what = "missing" if experiments is None else _show(experiments)
+        what = ("missing" if experiments is None else "empty" if experiments == []
+                else _show(experiments))
         raise InputError(f"{path}: experiments is {what}; at least one experiment is required")
     modes = [_mode(e) if isinstance(e, dict) else None for e in experiments]
     parsed = []
