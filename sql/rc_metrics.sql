@@ -3,10 +3,12 @@
 --   plateau-trapezoid: trapezoid over (0, r1), (c1, r1), ... and (0, 0), (c1, g1), ...
 --   item-trapezoid:    trapezoid between item points, no point at coverage 0
 --   item-step:         AURC = sum(r_k) / N, AUGRC = sum(g_k) / N, step truncation
--- Sums are ordered by point so the result does not depend on thread scheduling.
+-- Segment areas are summed as DECIMAL(38, 30): an exact integer sum, so the result cannot
+-- depend on how threads split the rows (a DOUBLE sum could differ in its last bit).
 CREATE OR REPLACE MACRO rc_metrics(points, totals, area_c, estimator) AS TABLE
 WITH seg AS (
-    SELECT p.*,
+    SELECT p.series, p.replicate, p.k_cum, p.n_total, p.coverage,
+           p.selective_risk AS r, p.generalized_risk AS g,
            CASE WHEN p.coverage_prev IS NULL AND estimator = 'item-trapezoid' THEN NULL
                 ELSE coalesce(p.coverage_prev, 0.0) END AS c0,
            coalesce(p.selective_risk_prev, p.selective_risk) AS r0,
@@ -17,49 +19,45 @@ WITH seg AS (
 ),
 areas AS (
     SELECT series, replicate,
-        sum(CASE WHEN estimator = 'item-step' THEN selective_risk
-                 ELSE coalesce((coverage - c0) * (r0 + selective_risk) / 2.0, 0.0) END
-            ORDER BY point) AS aurc_sum,
-        sum(CASE WHEN estimator = 'item-step' THEN generalized_risk
-                 ELSE coalesce((coverage - c0) * (g0 + generalized_risk) / 2.0, 0.0) END
-            ORDER BY point) AS augrc_sum,
-        sum(CASE
+        sum(CAST(CASE WHEN estimator = 'item-step' THEN r / n_total
+                      WHEN c0 IS NULL THEN 0.0
+                      ELSE (coverage - c0) * (r0 + r) / 2.0 END AS DECIMAL(38, 30)))
+            AS aurc_full,
+        sum(CAST(CASE WHEN estimator = 'item-step' THEN g / n_total
+                      WHEN c0 IS NULL THEN 0.0
+                      ELSE (coverage - c0) * (g0 + g) / 2.0 END AS DECIMAL(38, 30)))
+            AS augrc_full,
+        sum(CAST(CASE
                 WHEN estimator = 'item-step' THEN
-                    CASE WHEN k_cum <= k_full THEN selective_risk
-                         WHEN k_cum = k_full + 1 THEN (c_used * n_total - k_full) * selective_risk
+                    CASE WHEN k_cum <= k_full THEN r / n_total
+                         WHEN k_cum = k_full + 1 THEN (c_used * n_total - k_full) * r / n_total
                          ELSE 0.0 END
                 WHEN c0 IS NULL THEN 0.0
-                WHEN coverage <= c_used THEN (coverage - c0) * (r0 + selective_risk) / 2.0
+                WHEN coverage <= c_used THEN (coverage - c0) * (r0 + r) / 2.0
                 WHEN c0 < c_used THEN (c_used - c0)
-                    * (r0 + (r0 + (c_used - c0) * (selective_risk - r0) / (coverage - c0))) / 2.0
-                ELSE 0.0 END
-            ORDER BY point) AS aurc_at_c_sum,
-        sum(CASE
+                    * (r0 + (r0 + (c_used - c0) * (r - r0) / (coverage - c0))) / 2.0
+                ELSE 0.0 END AS DECIMAL(38, 30))) AS aurc_at_c,
+        sum(CAST(CASE
                 WHEN estimator = 'item-step' THEN
-                    CASE WHEN k_cum <= k_full THEN generalized_risk
-                         WHEN k_cum = k_full + 1 THEN (c_used * n_total - k_full) * generalized_risk
+                    CASE WHEN k_cum <= k_full THEN g / n_total
+                         WHEN k_cum = k_full + 1 THEN (c_used * n_total - k_full) * g / n_total
                          ELSE 0.0 END
                 WHEN c0 IS NULL THEN 0.0
-                WHEN coverage <= c_used THEN (coverage - c0) * (g0 + generalized_risk) / 2.0
+                WHEN coverage <= c_used THEN (coverage - c0) * (g0 + g) / 2.0
                 WHEN c0 < c_used THEN (c_used - c0)
-                    * (g0 + (g0 + (c_used - c0) * (generalized_risk - g0) / (coverage - c0))) / 2.0
-                ELSE 0.0 END
-            ORDER BY point) AS augrc_at_c_sum,
+                    * (g0 + (g0 + (c_used - c0) * (g - g0) / (coverage - c0))) / 2.0
+                ELSE 0.0 END AS DECIMAL(38, 30))) AS augrc_at_c,
         count(*) AS n_points
     FROM seg
     GROUP BY series, replicate
 )
 SELECT t.series, t.replicate,
        CASE WHEN t.n_total = 0 THEN 0.0
-            ELSE CAST(t.k_total AS DOUBLE) / CAST(t.n_total AS DOUBLE) END AS cmax,
-       coalesce(CASE WHEN estimator = 'item-step' THEN a.aurc_sum / t.n_total
-                     ELSE a.aurc_sum END, 0.0) AS aurc_full,
-       coalesce(CASE WHEN estimator = 'item-step' THEN a.augrc_sum / t.n_total
-                     ELSE a.augrc_sum END, 0.0) AS augrc_full,
-       coalesce(CASE WHEN estimator = 'item-step' THEN a.aurc_at_c_sum / t.n_total
-                     ELSE a.aurc_at_c_sum END, 0.0) AS aurc_at_c,
-       coalesce(CASE WHEN estimator = 'item-step' THEN a.augrc_at_c_sum / t.n_total
-                     ELSE a.augrc_at_c_sum END, 0.0) AS augrc_at_c,
+            ELSE CAST(t.k_total AS DOUBLE) / t.n_total END AS cmax,
+       coalesce(CAST(a.aurc_full AS DOUBLE), 0.0) AS aurc_full,
+       coalesce(CAST(a.augrc_full AS DOUBLE), 0.0) AS augrc_full,
+       coalesce(CAST(a.aurc_at_c AS DOUBLE), 0.0) AS aurc_at_c,
+       coalesce(CAST(a.augrc_at_c AS DOUBLE), 0.0) AS augrc_at_c,
        coalesce(a.n_points, 0) AS n_points
 FROM query_table(totals) AS t
 LEFT JOIN areas AS a USING (series, replicate);

@@ -1,8 +1,26 @@
--- N (items) and K (predicted items) per series and replicate; a sample row weights a participant.
+-- N (items) and K (predicted items) per series and replicate; a sample row weights a
+-- participant. Counted per population (they do not depend on the CSF), then fanned out.
 CREATE OR REPLACE MACRO rc_totals(scored, samples) AS TABLE
-SELECT c.series, s.replicate,
-       sum(s.multiplicity * c.n_items) AS n_total,
-       sum(s.multiplicity * c.n_pred) AS k_total
-FROM rc_cells(scored) AS c
-JOIN query_table(samples) AS s USING (participant_id)
-GROUP BY c.series, s.replicate;
+WITH series AS (
+    SELECT series, population, any_value(loss_scale) AS loss_scale
+    FROM query_table(scored)
+    GROUP BY series, population
+),
+people AS (
+    SELECT sc.population, sc.participant_id, count(*) AS n_items, count(sc.loss) AS n_pred
+    FROM query_table(scored) AS sc
+    SEMI JOIN (SELECT population, min(series) AS series FROM series GROUP BY population)
+        USING (population, series)
+    GROUP BY sc.population, sc.participant_id
+),
+weighted AS (
+    SELECT p.population, s.replicate,
+           CAST(sum(s.multiplicity * p.n_items) AS BIGINT) AS n_total,
+           CAST(sum(s.multiplicity * p.n_pred) AS BIGINT) AS k_total
+    FROM people AS p
+    JOIN query_table(samples) AS s USING (participant_id)
+    GROUP BY p.population, s.replicate
+)
+SELECT se.series, w.replicate, w.n_total, w.k_total, se.loss_scale
+FROM series AS se
+JOIN weighted AS w USING (population);

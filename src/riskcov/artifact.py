@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from riskcov.bootstrap import interval
-from riskcov.engine import Results, Series, achievable_aurc
+from riskcov.engine import Results, Series
 
 LOSSES = {
     "abs": {"name": "abs", "definition": "abs(pred - gt)", "raw_multiplier": 1},
@@ -47,8 +47,8 @@ def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
     """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None)."""
     sc, i = res.scalars, s.index
     v = {k: float(sc[k][i, 0]) for k in (*CI_SCALARS, *CI_EXTRA)}
-    curve = res.curves[i]
-    achievable = achievable_aurc(curve["coverage"], curve["selective_risk"])
+    curve = {k: v for k, v in res.curves[i].items() if k != "plateau"}
+    achievable = res.achievable.get(i, 0.0)  # no hull: no working point (K = 0)
     used = min(area_c, v["cmax"])
     mae: dict[str, Any] = {}
     for c in grid:

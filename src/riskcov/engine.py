@@ -35,6 +35,7 @@ class Results:
     n_replicates: int
     scalars: dict[str, FloatArray] = field(default_factory=dict)
     curves: dict[int, dict[str, list[float]]] = field(default_factory=dict)
+    achievable: dict[int, float] = field(default_factory=dict)
 
 
 def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list[Csf],
@@ -116,10 +117,10 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         arr = res.scalars.setdefault(name, np.full(shape, np.nan))
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_points AS "
-                "FROM rc_points('eval_scored', 'eval_samples')")
     con.execute("CREATE OR REPLACE TEMP TABLE eval_totals AS "
                 "FROM rc_totals('eval_scored', 'eval_samples')")
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_points AS "
+                "FROM rc_points('eval_scored', 'eval_samples', 'eval_totals')")
     m = con.execute("SELECT * FROM rc_metrics('eval_points', 'eval_totals', ?, ?)",
                     [area_c, estimator]).fetchnumpy()
     for name in ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c"):
@@ -157,40 +158,66 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         return
     threshold = ("raw_confidence" if estimator != "plateau-trapezoid" else "threshold")
     curve_sql = (
-        "SELECT p.series, p.coverage, p.selective_risk, p.generalized_risk, "
+        "SELECT p.series, p.plateau, p.coverage, p.selective_risk, p.generalized_risk, "
         + ("s.raw_confidence AS threshold FROM eval_points p JOIN eval_scored s "
            "ON s.series = p.series AND s.confidence = p.threshold "
            if threshold == "raw_confidence" else "p.threshold FROM eval_points p ")
-        + "WHERE p.replicate = 0 ORDER BY p.series, p.point")
+        + "WHERE p.replicate = 0 ORDER BY p.series, p.plateau")
     rows = con.execute(curve_sql).fetchall()
     for s in series:
         res.curves[s.index] = {"coverage": [], "selective_risk": [], "generalized_risk": [],
-                               "threshold": []}
-    for sid, cov, sel_r, gen_r, thr in rows:
+                               "threshold": [], "plateau": []}
+    for sid, plateau, cov, sel_r, gen_r, thr in rows:
         c = res.curves[sid]
+        c["plateau"].append(plateau)
         c["coverage"].append(cov)
         c["selective_risk"].append(sel_r)
         c["generalized_risk"].append(gen_r)
         c["threshold"].append(thr)
+    res.achievable = achievable(con, res, area_c)
 
 
-def achievable_aurc(coverage: list[float], risk: list[float]) -> float:
-    """AURC over the lower convex hull of the working points (monotone chain, SPEC §4).
+def hull_indices(coverage: list[float], risk: list[float]) -> list[int]:
+    """Indices of the lower convex hull of the working points (monotone chain, SPEC §4):
+    a point is dropped when the turn it makes is clockwise or within 1e-10 of collinear.
 
-    >>> achievable_aurc([0.25, 0.375], [1.0, 2 / 3]) == 17 / 48
-    True
+    >>> hull_indices([0.25, 0.375, 0.5], [1.0, 0.9, 0.2])
+    [0, 2]
     """
-    hull: list[tuple[float, float]] = []
-    for point in sorted(zip(coverage, risk, strict=True), key=lambda p: p[0]):
+    hull: list[int] = []
+    for j in sorted(range(len(coverage)), key=lambda j: coverage[j]):
         while len(hull) >= 2:
-            (ox, oy), (ax, ay) = hull[-2], hull[-1]
-            if (ax - ox) * (point[1] - oy) - (ay - oy) * (point[0] - ox) <= 1e-10:
+            o, a = hull[-2], hull[-1]
+            cross = ((coverage[a] - coverage[o]) * (risk[j] - risk[o])
+                     - (risk[a] - risk[o]) * (coverage[j] - coverage[o]))
+            if cross <= 1e-10:
                 hull.pop()
             else:
                 break
-        hull.append(point)
-    if not hull:
-        return 0.0
-    xs = [0.0] + [p[0] for p in hull]
-    ys = [hull[0][1]] + [p[1] for p in hull]
-    return float(np.trapezoid(ys, xs))
+        hull.append(j)
+    return hull
+
+
+def achievable(con: duckdb.DuckDBPyConnection, res: Results, area_c: float) -> dict[int, float]:
+    """AURC of each series' hull points, integrated by the same SQL as every other area."""
+    sids, plateaus = [], []
+    for sid, curve in res.curves.items():
+        for j in hull_indices(curve["coverage"], curve["selective_risk"]):
+            sids.append(sid)
+            plateaus.append(curve["plateau"][j])
+    con.register("_hull", {"series": np.asarray(sids, dtype=np.int64),
+                           "plateau": np.asarray(plateaus, dtype=np.int64)})
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE eval_hull AS
+        SELECT p.* REPLACE (
+                   lag(p.coverage) OVER w AS coverage_prev,
+                   lag(p.selective_risk) OVER w AS selective_risk_prev,
+                   lag(p.generalized_risk) OVER w AS generalized_risk_prev)
+        FROM eval_points AS p JOIN _hull AS h USING (series, plateau)
+        WHERE p.replicate = 0
+        WINDOW w AS (PARTITION BY p.series ORDER BY p.plateau)""")
+    con.unregister("_hull")
+    rows = con.execute(
+        "SELECT series, aurc_full FROM rc_metrics('eval_hull', 'eval_totals', ?, "
+        "'plateau-trapezoid') WHERE replicate = 0", [area_c]).fetchall()
+    return {int(sid): float(v) for sid, v in rows}

@@ -101,7 +101,7 @@ def status(
 
 def migrate(con: duckdb.DuckDBPyConnection, known: list[Migration] | None = None) -> list[Migration]:
     """Apply pending migrations in order; return those applied."""
-    known = load_migrations() if known is None else known
+    known = load_migrations() if known is None else sorted(known, key=lambda m: m.version)
     con.execute(LEDGER_DDL)
     pending = [s.migration for s in status(con, known) if s.applied_at is None]
     for mig in pending:
