@@ -7,6 +7,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+# (label, artifact key, nested value key or None)
+_ROWS = [("Cmax", "cmax", None), ("AURC", "aurc_full", None), ("AUGRC", "augrc_full", None),
+         ("AURC@C", "aurc_at_c", "value"), ("AUGRC@C", "augrc_at_c", "value"),
+         ("AURC optimal", "aurc_optimal", None), ("excess AURC", "eaurc", None),
+         ("AURC achievable", "aurc_achievable", None)]
+
 
 def _fmt(value: float | None, ci: list[float] | None = None) -> str:
     if value is None:
@@ -15,35 +21,40 @@ def _fmt(value: float | None, ci: list[float] | None = None) -> str:
     return f"{text} [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else text
 
 
-def _row(label: str, m: dict[str, Any]) -> list[str]:
+def _cell(m: dict[str, Any], key: str, sub: str | None) -> str:
     ci = m["bootstrap"].get("ci95", {}) if m["bootstrap"] else {}
-    return [label, _fmt(m["cmax"], ci.get("cmax")), _fmt(m["aurc_full"], ci.get("aurc_full")),
-            _fmt(m["augrc_full"], ci.get("augrc_full")), _fmt(m["aurc_optimal"]),
-            _fmt(m["eaurc"]), _fmt(m["aurc_at_c"]["value"], ci.get("aurc_at_c"))]
+    value = m[key][sub] if sub else m[key]
+    return _fmt(value, ci.get(key))
 
 
 def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> None:
-    """Print the population line, a table per CSF and, when paired, the deltas."""
+    """Print the population line, a table per CSF (paired: left, right, delta)."""
     pop = art["population"]
-    console.print(f"loss {art['loss']['name']}, estimator {art['estimator']}: "
-                  f"{pop['participants_included']} participants included, "
-                  f"{pop['participants_failed']} failed, {pop['items_total']} items")
+    console.print(f"loss {art['loss']['name']}, estimator {art['estimator']}, "
+                  f"C = {art['options']['area_coverage']}: {pop['participants_included']} "
+                  f"participants included, {pop['participants_failed']} failed, "
+                  f"{pop['items_total']} items")
     paired = art["comparison"]["enabled"]
+    boot = art["options"]["bootstrap_resamples"]
+    ci_note = f", 95% CI from {boot} resamples" if boot > 0 else ""
     for name, entry in art["confidence_variants"].items():
-        table = Table(title=f"confidence {name}", title_justify="left")
-        for col in ("input", "Cmax", "AURC", "AUGRC", "AURC optimal", "excess AURC",
-                    f"AURC@{art['options']['area_coverage']}"):
-            table.add_column(col)
+        table = Table(title=f"confidence {name}{ci_note}", title_justify="left")
+        table.add_column("metric")
         if paired:
-            for key, label in (("input_0", "left"), ("input_1", "right")):
-                table.add_row(*_row(label, entry[key]))
-            for metric, d in art["comparison"]["deltas"][name].items():
-                if metric in ("cmax", "aurc_full", "augrc_full", "aurc_at_c"):
-                    table.add_section()
-                    table.add_row(f"delta {metric}", _fmt(d["delta"], d["ci95"]),
-                                  "", "", "", "", "")
+            left, right = art["inputs"]
+            table.add_column(f"left: {left['mode']}")
+            table.add_column(f"right: {right['mode']}")
+            table.add_column("delta (right - left)")
+            deltas = art["comparison"]["deltas"][name]
+            for label, key, sub in _ROWS:
+                d = deltas.get(key)
+                table.add_row(label, _cell(entry["input_0"], key, sub),
+                              _cell(entry["input_1"], key, sub),
+                              _fmt(d["delta"], d["ci95"] if boot > 0 else None) if d else "")
         else:
-            table.add_row(*_row(art["inputs"][0]["mode"] or "-", entry))
+            table.add_column(art["inputs"][0]["mode"] or "value")
+            for label, key, sub in _ROWS:
+                table.add_row(label, _cell(entry, key, sub))
         console.print(table)
     if art.get("skipped_variants"):
         console.print("skipped: " + ", ".join(art["skipped_variants"]))
