@@ -99,10 +99,9 @@ def deltas(res: Results, left: Series, right: Series, grid: list[float],
         arr = res.scalars[name]
         d = arr[right.index] - arr[left.index]
         point = None if math.isnan(d[0]) else float(d[0])
-        if bootstrapped:
-            ci = interval(point, d[1:])[0]
-        else:
-            ci = None if point is None else [point, point]
+        # without resamples the CI collapses to the point (fixtures README)
+        unresampled = None if point is None else [point, point]
+        ci = interval(point, d[1:])[0] if bootstrapped else unresampled
         key = f"mae_at_coverage_{grid_key(float(name[4:]))}" if name.startswith("mae@") else name
         out[key] = {"delta": point, "ci95": ci}
     return out

@@ -13,6 +13,7 @@ import duckdb
 import numpy as np
 
 from riskcov.csf import Csf
+from riskcov.db import one
 from riskcov.inputs import Input
 
 ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
@@ -102,6 +103,21 @@ def load_samples(con: duckdb.DuckDBPyConnection, replicate: np.ndarray[Any, Any]
     con.unregister("_samples")
 
 
+# rows of working points (and of the participant x plateau join) held at once: ~0.5 GB
+ROWS_PER_CHUNK = 4_000_000
+
+
+def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> int:
+    """How many replicates to run at once so a chunk stays near ROWS_PER_CHUNK rows.
+
+    A replicate draws about 1 - 1/e of the participants, so it joins that share of the
+    (series, participant, plateau) cells.
+    """
+    row = one(con.execute("SELECT count(*) FROM rc_cells('eval_scored') WHERE n_pred > 0"))
+    per_replicate = max(1.0, (row[0] if row else 0) * 0.632)
+    return max(1, min(max(n_resamples, 1), int(ROWS_PER_CHUNK / per_replicate)))
+
+
 def _grid(con: duckdb.DuckDBPyConnection, name: str, column: str, values: list[float]) -> None:
     con.register("_g", {column: np.asarray(values, dtype=np.float64)})
     con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT DISTINCT {column} FROM _g")
@@ -168,12 +184,12 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         res.curves[s.index] = {"coverage": [], "selective_risk": [], "generalized_risk": [],
                                "threshold": [], "plateau": []}
     for sid, plateau, cov, sel_r, gen_r, thr in rows:
-        c = res.curves[sid]
-        c["plateau"].append(plateau)
-        c["coverage"].append(cov)
-        c["selective_risk"].append(sel_r)
-        c["generalized_risk"].append(gen_r)
-        c["threshold"].append(thr)
+        curve = res.curves[sid]
+        curve["plateau"].append(plateau)
+        curve["coverage"].append(cov)
+        curve["selective_risk"].append(sel_r)
+        curve["generalized_risk"].append(gen_r)
+        curve["threshold"].append(thr)
     res.achievable = achievable(con, res, area_c)
 
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
-import numpy as np
 
 from riskcov import __version__, artifact, csf, engine
 from riskcov.bootstrap import sample_chunks
+from riskcov.db import one
 from riskcov.errors import InputError, UsageError
 from riskcov.inputs import Input, population, resolve
 
@@ -150,8 +150,8 @@ def run(con: duckdb.DuckDBPyConnection, opts: Options,
 
 
 def _predicted(con: duckdb.DuckDBPyConnection, inp: Input, participants: list[int]) -> int:
-    row = con.execute("SELECT count(pred) FROM items JOIN eval_participants USING (participant_id)"
-                      " WHERE experiment_id = ?", [inp.experiment_id]).fetchone()
+    row = one(con.execute("SELECT count(pred) FROM items JOIN eval_participants USING (participant_id)"
+                      " WHERE experiment_id = ?", [inp.experiment_id]))
     return int(row[0]) if row else 0
 
 
@@ -161,8 +161,7 @@ def _compute_all(con: duckdb.DuckDBPyConnection, opts: Options, series: list[eng
     """Metrics for replicate 0..B, replicate chunks sized to bound memory."""
     kwargs = {"area_c": opts.area_coverage, "grid": opts.coverage_grid,
               "alphas": opts.alpha_grid, "estimator": opts.estimator}
-    p = max(len(participants), 1)
-    chunk = opts.chunk_replicates or max(1, min(b, 4_000_000 // (p * max(len(series), 1))))
+    chunk = opts.chunk_replicates or engine.replicates_per_chunk(con, b)
     total = engine.Results(b + 1)
     done = 0
     for rep, pid, mult in sample_chunks(participants, b, opts.seed, chunk):

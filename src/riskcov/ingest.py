@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from riskcov import __version__
+from riskcov.db import one
 from riskcov.errors import InputError
 from riskcov.formats import ParsedExperiment, ParsedRun, get_parser
 from riskcov.formats.run_json import FORMAT_NAME, NULL_MASKED, SIGNALS
@@ -41,7 +42,7 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
 
 
 def _insert_experiment(con: duckdb.DuckDBPyConnection, run_id: str, exp: ParsedExperiment) -> None:
-    row = con.execute("SELECT nextval('experiment_id_seq')").fetchone()
+    row = one(con.execute("SELECT nextval('experiment_id_seq')"))
     assert row is not None
     eid = int(row[0])
     con.execute(
@@ -69,7 +70,7 @@ def _insert_experiment(con: duckdb.DuckDBPyConnection, run_id: str, exp: ParsedE
     for name in ("_p", "_i", "_s"):
         con.unregister(name)
     # one row per item of every successful participant, none for failed ones
-    bad = con.execute(
+    bad = one(con.execute(
         """
         SELECT p.participant_id, count(i.item_index) AS n
         FROM participants p LEFT JOIN items i USING (experiment_id, participant_id)
@@ -79,7 +80,7 @@ def _insert_experiment(con: duckdb.DuckDBPyConnection, run_id: str, exp: ParsedE
         ORDER BY p.participant_id LIMIT 1
         """,
         [eid, len(exp.item_names)],
-    ).fetchone()
+    ))
     if bad:
         raise InputError(f"participant {bad[0]}: {bad[1]} items stored, expected "
                          f"{len(exp.item_names)}")
@@ -124,11 +125,11 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = F
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     sha = hashlib.sha256(data).hexdigest()
-    same = con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]).fetchone()
+    same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
     if same:
         return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
     run = get_parser(input_format)(path, data)
-    old = con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]).fetchone()
+    old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
         raise InputError(
             f"{path}: run_id {run.run_id} is already ingested from {old[0]} with other content; "

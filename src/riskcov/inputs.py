@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from riskcov.db import one
 from riskcov.errors import InputError, UsageError
 from riskcov.ingest import ingest_file
 
@@ -39,7 +40,7 @@ def _run_id(con: duckdb.DuckDBPyConnection, spec: str) -> str:
     path = Path(spec)
     if path.is_file():
         return str(ingest_file(con, path).run_id)
-    row = con.execute("SELECT run_id FROM runs WHERE run_id = ?", [spec]).fetchone()
+    row = one(con.execute("SELECT run_id FROM runs WHERE run_id = ?", [spec]))
     if row:
         return str(row[0])
     raise InputError(f"--input {spec}: no such file, and no run with that run_id in the warehouse")
@@ -54,7 +55,8 @@ def resolve(con: duckdb.DuckDBPyConnection, specs: list[str], modes: list[str]) 
     if len(modes) not in (0, 1, len(specs)):
         raise UsageError(f"--mode given {len(modes)} times for {len(specs)} --input: "
                          "give none, one for all inputs, or one per input")
-    per_input = modes * len(specs) if len(modes) == 1 else (modes or [None] * len(specs))
+    per_input: list[str | None] = (
+        [modes[0]] * len(specs) if len(modes) == 1 else (list(modes) or [None] * len(specs)))
     return [_experiment(con, spec, _run_id(con, spec), mode)
             for spec, mode in zip(specs, per_input, strict=True)]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 
+from riskcov.db import one
 from riskcov.errors import MigrationError
 from riskcov.resources import resource_dir
 
@@ -65,10 +66,10 @@ def load_migrations(folder: Path | None = None) -> list[Migration]:
 
 
 def _applied(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str, str]]:
-    has_ledger = con.execute(
+    has_ledger = one(con.execute(
         "SELECT count(*) FROM duckdb_tables() "
         "WHERE table_name = 'schema_migrations' AND schema_name = 'main' AND NOT temporary"
-    ).fetchone()
+    ))
     if not has_ledger or not has_ledger[0]:
         return {}
     rows = con.execute(

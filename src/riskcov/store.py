@@ -10,6 +10,7 @@ import duckdb
 import numpy as np
 
 from riskcov import __version__
+from riskcov.db import one
 from riskcov.warehouse import resolve_path
 
 _SCALARS = ("cmax", "aurc_full", "augrc_full", "aurc_optimal", "augrc_optimal", "eaurc",
@@ -18,7 +19,7 @@ _SCALARS = ("cmax", "aurc_full", "augrc_full", "aurc_optimal", "augrc_optimal", 
 
 def next_id(con: duckdb.DuckDBPyConnection) -> int:
     """A new evaluation id."""
-    row = con.execute("SELECT nextval('evaluation_id_seq')").fetchone()
+    row = one(con.execute("SELECT nextval('evaluation_id_seq')"))
     assert row is not None
     return int(row[0])
 
@@ -71,7 +72,7 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
                     "estimator": art["estimator"]}),
         artifact_path, __version__])
     rows = metric_rows(art)
-    cols = list(zip(*rows, strict=True)) if rows else [[]] * 6
+    cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 6
     con.register("_m", {
         "input": np.array(cols[0], dtype=object), "csf": np.array(cols[1], dtype=object),
         "metric": np.array(cols[2], dtype=object),

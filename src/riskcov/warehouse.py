@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from riskcov import __version__
+from riskcov.db import one
 from riskcov.errors import LockedError, RiskcovError
 from riskcov.migrations import migrate
 from riskcov.resources import resource_dir
@@ -32,7 +33,8 @@ def resolve_path(path: str | Path | None) -> Path:
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A raw connection, with DuckDB's lock error turned into a one-line LockedError."""
-    config = {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
+    config: dict[str, str | bool | int | float | list[str]] = (
+        {} if read_only else {"storage_compatibility_version": STORAGE_VERSION})
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -79,9 +81,9 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed."""
     objects = _dependency_order(_sql_objects())
     digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in objects).encode()).hexdigest()
-    row = con.execute(
+    row = one(con.execute(
         "SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"
-    ).fetchone()
+    ))
     if row and row[0] == digest:
         return
     con.execute("BEGIN TRANSACTION")
@@ -108,10 +110,10 @@ def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
 
 def storage_version(con: duckdb.DuckDBPyConnection) -> str:
     """The storage version DuckDB reports for the open database file."""
-    row = con.execute(
+    row = one(con.execute(
         "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = "
         "current_database()"
-    ).fetchone()
+    ))
     return str(row[0]) if row and row[0] else "unknown"
 
 
@@ -136,8 +138,8 @@ def open_warehouse(path: str | Path | None = None) -> Iterator[duckdb.DuckDBPyCo
 
     >>> import tempfile, pathlib
     >>> with open_warehouse(pathlib.Path(tempfile.mkdtemp()) / "w.duckdb") as con:
-    ...     con.execute("SELECT count(*) FROM runs").fetchone()
-    (0,)
+    ...     con.execute("SELECT count(*) FROM runs").fetchall()
+    [(0,)]
     """
     con = connect(resolve_path(path))
     try:

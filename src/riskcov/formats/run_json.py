@@ -241,9 +241,7 @@ def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
                 extra[key] = value
         for key, kind in SIGNALS.items():
             v = item_sig.get(key)
-            if kind == FLOAT and type(v) is float and -_MAX_DOUBLE <= v <= _MAX_DOUBLE:
-                sc[key].append(v)
-            elif kind == INT and type(v) is int and INT64_MIN <= v <= INT64_MAX:
+            if (kind == FLOAT and type(v) is float and -_MAX_DOUBLE <= v <= _MAX_DOUBLE) or (kind == INT and type(v) is int and INT64_MIN <= v <= INT64_MAX):
                 sc[key].append(v)
             else:
                 sc[key].append(_signal(kind, v, f"{field}.{key}"))
