@@ -17,15 +17,16 @@ def sample_chunks(participants: list[int], n_resamples: int, seed: int, chunk: i
 
     Replicate b takes row b of RandomState(seed).randint(0, P, size=(B, P)); drawing the rows
     chunk by chunk from one RandomState gives the same numbers in a fraction of the memory.
-    Replicate 0 (the point estimate, every participant once) comes first, alone.
+    Replicate 0 (the point estimate, every participant once) leads the first chunk.
 
-    >>> [r.tolist() for r in next(sample_chunks([7, 9], 3, 0, 2))]
+    >>> [r.tolist() for r in next(sample_chunks([7, 9], 0, 0, 2))]
     [[0, 0], [7, 9], [1, 1]]
     """
     ids = np.asarray(participants, dtype=np.int64)
     p = len(ids)
-    yield np.zeros(p, dtype=np.int64), ids, np.ones(p, dtype=np.int64)
+    point = (np.zeros(p, dtype=np.int64), ids, np.ones(p, dtype=np.int64))
     if n_resamples <= 0 or p == 0:
+        yield point
         return
     rng = np.random.RandomState(seed)
     for start in range(0, n_resamples, chunk):
@@ -34,7 +35,11 @@ def sample_chunks(participants: list[int], n_resamples: int, seed: int, chunk: i
         flat = draws + (np.arange(rows, dtype=np.int64) * p)[:, None]
         counts = np.bincount(flat.ravel(), minlength=rows * p)
         hit = np.flatnonzero(counts)
-        yield (hit // p + start + 1).astype(np.int64), ids[hit % p], counts[hit].astype(np.int64)
+        drawn = ((hit // p + start + 1).astype(np.int64), ids[hit % p],
+                 counts[hit].astype(np.int64))
+        if start == 0:
+            drawn = tuple(np.concatenate(pair) for pair in zip(point, drawn, strict=True))
+        yield drawn
 
 
 def interval(point: float | None, replicates: FloatArray) -> tuple[list[float] | None, float]:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import sqlglot
-
 from riskcov.errors import UsageError
 
 
@@ -76,8 +74,6 @@ def _base() -> dict[str, Csf]:
                    f" + {_d(0.3)} * {_S}"),
             ("consistency_modal_confidence", _SIM), ("consistency_modal_confidence", _LLM)),
     ]
-    for c in csfs:  # a registry typo should fail at import, not inside a query
-        sqlglot.parse_one(c.expression, read="duckdb")
     return {c.name: c for c in csfs}
 
 
@@ -120,6 +116,22 @@ def select(selector: str) -> tuple[list[Csf], bool]:
     if selector == "all":
         return [BASE[n] for n in sorted(BASE)], True
     return [get(selector)], False
+
+
+def check_registry() -> None:
+    """Parse every registry expression with sqlglot: a typo fails here, naming the CSF.
+
+    Run when the warehouse (re)installs its SQL objects, not on every start: sqlglot is slow
+    to import.
+    """
+    import sqlglot
+    from sqlglot.errors import ParseError
+
+    for c in BASE.values():
+        try:
+            sqlglot.parse_one(c.expression, read="duckdb")
+        except ParseError as exc:
+            raise ValueError(f"CSF {c.name}: its SQL does not parse: {exc}") from exc
 
 
 def confidences_view_sql() -> str:

@@ -86,6 +86,9 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
     ))
     if row and row[0] == digest:
         return
+    from riskcov.csf import check_registry
+
+    check_registry()
     con.execute("BEGIN TRANSACTION")
     try:
         for name, sql in objects:
