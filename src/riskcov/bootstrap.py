@@ -35,11 +35,11 @@ def sample_chunks(participants: list[int], n_resamples: int, seed: int, chunk: i
         flat = draws + (np.arange(rows, dtype=np.int64) * p)[:, None]
         counts = np.bincount(flat.ravel(), minlength=rows * p)
         hit = np.flatnonzero(counts)
-        drawn = ((hit // p + start + 1).astype(np.int64), ids[hit % p],
-                 counts[hit].astype(np.int64))
+        rep, pid, mult = (hit // p + start + 1).astype(np.int64), ids[hit % p], counts[hit]
         if start == 0:
-            drawn = tuple(np.concatenate(pair) for pair in zip(point, drawn, strict=True))
-        yield drawn
+            rep, pid, mult = (np.concatenate([point[0], rep]), np.concatenate([point[1], pid]),
+                              np.concatenate([point[2], mult]))
+        yield rep, pid, mult.astype(np.int64)
 
 
 def interval(point: float | None, replicates: FloatArray) -> tuple[list[float] | None, float]:

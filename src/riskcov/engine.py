@@ -118,10 +118,13 @@ def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> in
     return max(1, min(max(n_resamples, 1), int(ROWS_PER_CHUNK / per_replicate)))
 
 
-def _grid(con: duckdb.DuckDBPyConnection, name: str, column: str, values: list[float]) -> None:
-    con.register("_g", {column: np.asarray(values, dtype=np.float64)})
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT DISTINCT {column} FROM _g")
-    con.unregister("_g")
+def _union_fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[list[Any]]
+                 ) -> dict[str, np.ndarray[Any, Any]]:
+    """One round trip for a macro called once per grid value; NULLs come back as NaN."""
+    sql = " UNION ALL ".join([query] * len(params))
+    out = con.execute(sql, [p for ps in params for p in ps]).fetchnumpy()
+    return {k: np.ma.filled(v.astype(np.float64), np.nan) if np.ma.isMaskedArray(v) else v
+            for k, v in out.items()}
 
 
 def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, *,
@@ -151,17 +154,15 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         put(name, o["series"], o["replicate"], o[name])
     res.scalars["eaurc"] = res.scalars["aurc_full"] - res.scalars["aurc_optimal"]
     res.scalars["eaugrc"] = res.scalars["augrc_full"] - res.scalars["augrc_optimal"]
-    _grid(con, "eval_grid", "requested", grid)
-    mae = con.execute("SELECT * FROM rc_mae_at_coverage('eval_points', 'eval_grid', ?)",
-                      [estimator]).fetchnumpy()
+    mae = _union_fetch(con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)",
+                       [[c, estimator] for c in grid])
     for c in grid:
-        sel = mae["requested"] == c
+        sel = (mae["requested"] == c) & ~np.isnan(mae["value"])
         put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
         put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel],
             mae["achieved"][sel])
-    _grid(con, "eval_alphas", "alpha", alphas)
-    car = con.execute("SELECT * FROM rc_coverage_at_risk('eval_points', 'eval_alphas')"
-                      ).fetchnumpy()
+    car = _union_fetch(con, "SELECT * FROM rc_coverage_at_risk('eval_points', ?)",
+                       [[a] for a in alphas])
     for a in alphas:
         sel = car["alpha"] == a
         for col in ("coverage", "risk", "threshold"):

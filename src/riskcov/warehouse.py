@@ -61,8 +61,9 @@ def _sql_objects() -> list[tuple[str, str]]:
 def _dependency_order(objects: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Each object after the objects its SQL names (views bind when created)."""
     names = {n for n, _ in objects}
-    needs = {n: {m for m in names if m != n and re.search(rf"\b{m}\b", sql)}
-             for n, sql in objects}
+    code = {n: re.sub(r"--[^\n]*", "", sql) for n, sql in objects}  # comments name things too
+    needs = {n: {m for m in names if m != n and re.search(rf"\b{m}\b", code[n])}
+             for n, _ in objects}
     ordered: list[tuple[str, str]] = []
     done: set[str] = set()
     pending = list(objects)

@@ -1,0 +1,138 @@
+"""Benchmark: `riskcov ingest` of a 100,000-participant run (800,000 items, every signal).
+
+    python benchmarks/ingest_100k.py [--participants N] [--reps R] [--seed S] [--keep DIR]
+
+Generates the run with scripts/make_example.py (one few_shot experiment, no failed
+participants, so items = 8 x participants) into a temporary folder, then times
+`riskcov ingest FILE --warehouse <fresh file>` as a subprocess R times, each into a new
+warehouse. Wall time and peak RSS come from /usr/bin/time -v when it exists, else from
+perf_counter and resource.getrusage(RUSAGE_CHILDREN) (a running maximum over all children,
+so then the peak is reported for all repetitions together). Prints every repetition, the
+medians and one markdown table row. Targets: < 30 s wall, < 4 GB peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DUCKDB_JSON_OBJECT_LIMIT = 16 * 2**20  # DuckDB's default maximum_object_size for read_json
+TARGET_WALL_S, TARGET_RSS_BYTES = 30.0, 4 * 2**30
+
+
+def _make_example():  # type: ignore[no-untyped-def]
+    script = ROOT / "scripts" / "make_example.py"
+    spec = importlib.util.spec_from_file_location("make_example", script)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _riskcov() -> str:
+    beside = Path(sys.executable).parent / "riskcov"
+    found = str(beside) if beside.exists() else shutil.which("riskcov")
+    if not found:
+        sys.exit("riskcov is not installed next to this python nor on PATH")
+    return found
+
+
+def _time_v(stderr: str) -> tuple[float, int]:
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", stderr)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    if not wall or not rss:
+        raise RuntimeError(f"cannot read /usr/bin/time -v output:\n{stderr}")
+    seconds = 0.0
+    for part in wall.group(1).split(":"):
+        seconds = seconds * 60 + float(part)
+    return seconds, int(rss.group(1)) * 1024
+
+
+def run_once(riskcov: str, run_file: Path, warehouse: Path, expected: str) -> tuple[float, int]:
+    """One ingest into a fresh warehouse: (wall seconds, peak RSS bytes)."""
+    for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    cmd = [riskcov, "ingest", str(run_file), "--warehouse", str(warehouse)]
+    gnu_time = Path("/usr/bin/time")
+    use_time = gnu_time.exists()
+    if use_time:
+        cmd = [str(gnu_time), "-v", *cmd]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0 or expected not in proc.stdout:
+        raise RuntimeError(f"ingest failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    if use_time:
+        wall, rss = _time_v(proc.stderr)
+    else:
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # kB on Linux
+    return wall, rss
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--participants", type=int, default=100_000)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", type=Path, help="write the run file and warehouses here")
+    args = parser.parse_args(argv)
+
+    mk = _make_example()
+    riskcov = _riskcov()
+    with tempfile.TemporaryDirectory(prefix="riskcov-bench-") as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        run_file = folder / f"run_{args.participants}.json"
+        t0 = time.perf_counter()
+        run = mk.make_run(args.participants, seed=args.seed, modes=("few_shot",),
+                          failure_rate=0.0)
+        mk.write_run(run, run_file)
+        del run
+        gen_s = time.perf_counter() - t0
+        size = run_file.stat().st_size
+        n_items = 8 * args.participants
+        print(f"generated {run_file.name}: {args.participants} participants, {n_items} items, "
+              f"{size / 2**20:.1f} MiB in {gen_s:.1f} s")
+        print(f"larger than DuckDB's default JSON object limit (16 MiB): "
+              f"{size > DUCKDB_JSON_OBJECT_LIMIT}")
+
+        expected = f"1 experiment(s), {args.participants} participants, {n_items} items"
+        walls, rsses = [], []
+        for rep in range(args.reps):
+            wall, rss = run_once(riskcov, run_file, folder / "bench.duckdb", expected)
+            walls.append(wall)
+            rsses.append(rss)
+            print(f"rep {rep + 1}: wall {wall:.2f} s, peak RSS {rss / 2**20:.0f} MiB")
+
+    wall_med, rss_med = statistics.median(walls), statistics.median(rsses)
+    ok = wall_med < TARGET_WALL_S and max(rsses) < TARGET_RSS_BYTES
+    import duckdb
+
+    print(f"median: wall {wall_med:.2f} s, peak RSS {rss_med / 2**20:.0f} MiB "
+          f"(max {max(rsses) / 2**20:.0f} MiB); targets < {TARGET_WALL_S:.0f} s, < 4 GiB: "
+          f"{'met' if ok else 'MISSED'}")
+    print("| participants | items | file MiB | median wall s | median peak RSS MiB | reps "
+          "| duckdb | python |")
+    print("|---|---|---|---|---|---|---|---|")
+    print(f"| {args.participants} | {n_items} | {size / 2**20:.1f} | {wall_med:.2f} "
+          f"| {rss_med / 2**20:.0f} | {args.reps} | {duckdb.__version__} "
+          f"| {platform.python_version()} |")
+    summary = {"wall_s": walls, "peak_rss_bytes": rsses, "file_bytes": size}
+    print(json.dumps(summary))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Shared fixtures: the shared fixture folder, a temp warehouse, table snapshots, a CLI runner."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from riskcov.cli import app
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# every table a run touches, with the columns that differ between two identical ingests dropped
+SNAPSHOT_QUERIES = {
+    "runs": "SELECT * EXCLUDE (ingested_at) FROM runs ORDER BY run_id",
+    "experiments": "SELECT * FROM experiments ORDER BY experiment_id",
+    "participants": "SELECT * FROM participants ORDER BY experiment_id, participant_id",
+    "items": "SELECT * FROM items ORDER BY experiment_id, participant_id, item_index",
+    "item_signals": "SELECT * FROM item_signals ORDER BY experiment_id, participant_id, item_index",
+    "schema_migrations": "SELECT * FROM schema_migrations ORDER BY version",
+}
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared folder next to the repo (SPEC.md, fixtures/); skip when it is not there."""
+    path = REPO_ROOT.parent / "shared"
+    if not (path / "fixtures").is_dir():
+        pytest.skip(f"{path}/fixtures is not available")
+    return path
+
+
+@pytest.fixture
+def warehouse_path(tmp_path: Path) -> Path:
+    return tmp_path / "w.duckdb"
+
+
+def snapshot(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """All rows of every warehouse table (runs without ingested_at), for before/after checks."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {name: con.execute(sql).fetchall() for name, sql in SNAPSHOT_QUERIES.items()}
+    finally:
+        con.close()
+
+
+def query(path: Path, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Rows of one read-only query against the warehouse file."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+@dataclass(frozen=True)
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+RunCli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def run_cli() -> RunCli:
+    """`run_cli(args, env=None)`: the typer app in-process, stdout and stderr apart.
+
+    RISKCOV_WAREHOUSE is unset unless `env` sets it, so a developer's variable never leaks in.
+    """
+    runner = CliRunner()
+
+    def invoke(args: list[str | os.PathLike[str]], env: Mapping[str, str | None] | None = None,
+               ) -> CliResult:
+        full_env: dict[str, str | None] = {"RISKCOV_WAREHOUSE": None, **(env or {})}
+        result = runner.invoke(app, [str(a) for a in args], env=full_env, catch_exceptions=False)
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+
+    return invoke
+
+
+@pytest.fixture
+def take_snapshot() -> Callable[[Path], dict[str, list[tuple[Any, ...]]]]:
+    """The `snapshot` helper as a fixture."""
+    return snapshot
+
+
+@pytest.fixture
+def sql() -> Callable[..., list[tuple[Any, ...]]]:
+    """The `query` helper as a fixture: `sql(path, "SELECT ...", [params])`."""
+    return query

@@ -1,0 +1,169 @@
+"""Schema migrations: order, ledger, checksum and version guards, rollback, read-only --list."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from riskcov.errors import MigrationError
+from riskcov.migrations import Migration, load_migrations, migrate, status
+
+M1 = Migration(1, "first", "CREATE TABLE t1 (x INTEGER);")
+M2 = Migration(2, "second", "CREATE TABLE t2 AS SELECT x + 1 AS y FROM t1;")
+M3 = Migration(3, "third", "INSERT INTO t1 VALUES (7);")
+
+
+@pytest.fixture
+def con(tmp_path: Path):
+    c = duckdb.connect(str(tmp_path / "m.duckdb"))
+    yield c
+    c.close()
+
+
+def ledger(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, str]]:
+    return con.execute("SELECT version, name, sha256 FROM schema_migrations ORDER BY version"
+                       ).fetchall()
+
+
+def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()]
+
+
+def test_sha256_is_of_the_sql_text():
+    assert M1.sha256 == hashlib.sha256(b"CREATE TABLE t1 (x INTEGER);").hexdigest()
+
+
+def test_applies_in_version_order_and_writes_the_ledger(con):
+    # given out of order: 2 needs the table of 1, 3 fills it
+    applied = migrate(con, known=[M3, M2, M1])
+    assert [m.version for m in applied] == [1, 2, 3]
+    assert ledger(con) == [(1, "first", M1.sha256), (2, "second", M2.sha256),
+                           (3, "third", M3.sha256)]
+    applied_at = con.execute("SELECT applied_at FROM schema_migrations ORDER BY version"
+                             ).fetchall()
+    assert applied_at == sorted(applied_at)
+    assert tables(con) == ["schema_migrations", "t1", "t2"]
+    assert con.execute("SELECT x FROM t1").fetchall() == [(7,)]
+
+
+def test_only_pending_migrations_run(con):
+    assert migrate(con, known=[M1]) == [M1]
+    assert migrate(con, known=[M1, M2]) == [M2]
+    assert migrate(con, known=[M1, M2]) == []
+    assert ledger(con) == [(1, "first", M1.sha256), (2, "second", M2.sha256)]
+
+
+def test_status_reports_applied_and_pending(con):
+    migrate(con, known=[M1])
+    got = status(con, [M1, M2])
+    assert [(s.migration.version, s.applied_at is None) for s in got] == [(1, False), (2, True)]
+    assert [s.migration.version for s in status(None, [M1, M2])] == [1, 2]
+
+
+def test_changed_checksum_is_refused(con):
+    migrate(con, known=[M1])
+    edited = Migration(1, "first", "CREATE TABLE t1 (x BIGINT);")
+    with pytest.raises(MigrationError) as info:
+        migrate(con, known=[edited, M2])
+    assert str(info.value) == (
+        f"migration 0001_first.sql changed after it was applied (applied sha256 "
+        f"{M1.sha256[:12]}, file sha256 {edited.sha256[:12]}); restore it and add a new "
+        "migration instead")
+    assert info.value.exit_code == 4
+    assert tables(con) == ["schema_migrations", "t1"]  # M2 was not applied either
+
+
+def test_newer_unknown_version_is_refused(con):
+    migrate(con, known=[M1, M2])
+    with pytest.raises(MigrationError) as info:
+        migrate(con, known=[M1])
+    assert str(info.value) == (
+        "warehouse has migration 0002_second applied, which this riskcov does not know: it was "
+        "written by a newer riskcov; upgrade riskcov")
+    assert info.value.exit_code == 4
+
+
+def test_failing_migration_is_rolled_back(con):
+    bad = Migration(2, "broken", "CREATE TABLE t_new (y INTEGER);\n"
+                                 "INSERT INTO t1 VALUES (1);\n"
+                                 "SELECT * FROM no_such_table;")
+    with pytest.raises(MigrationError) as info:
+        migrate(con, known=[M1, bad, M3])
+    assert str(info.value) == (
+        "migration 0002_broken.sql failed and was rolled back: Catalog Error: Table with name "
+        "no_such_table does not exist!")
+    assert tables(con) == ["schema_migrations", "t1"]
+    assert con.execute("SELECT count(*) FROM t1").fetchall() == [(0,)]
+    assert ledger(con) == [(1, "first", M1.sha256)]
+
+
+def shipped_files() -> list[Path]:
+    return sorted((Path(__file__).resolve().parents[2] / "migrations").glob("*.sql"))
+
+
+def test_load_migrations_reads_the_shipped_folder():
+    found = load_migrations()
+    files = shipped_files()
+    assert files[0].name == "0001_core.sql"
+    assert [f"{m.version:04d}_{m.name}.sql" for m in found] == [f.name for f in files]
+    assert [m.version for m in found] == list(range(1, len(files) + 1))
+    assert [m.sha256 for m in found] == [hashlib.sha256(f.read_bytes()).hexdigest()
+                                         for f in files]
+
+
+def test_load_migrations_rejects_bad_names_and_duplicate_versions(tmp_path):
+    (tmp_path / "0001_a.sql").write_text("SELECT 1;")
+    (tmp_path / "0001_b.sql").write_text("SELECT 1;")
+    with pytest.raises(MigrationError) as info:
+        load_migrations(tmp_path)
+    assert str(info.value) == f"{tmp_path}: two migrations share a version number"
+    (tmp_path / "0001_b.sql").unlink()
+    (tmp_path / "2-Bad.sql").write_text("SELECT 1;")
+    with pytest.raises(MigrationError) as info:
+        load_migrations(tmp_path)
+    assert str(info.value) == "2-Bad.sql: migration files are named NNNN_name.sql"
+
+
+def test_migrate_list_on_a_missing_file_creates_nothing(tmp_path, run_cli):
+    path = tmp_path / "sub" / "absent.duckdb"
+    result = run_cli(["migrate", "--list", "--warehouse", path])
+    expected = "".join(f"{f.stem}  pending\n" for f in shipped_files())
+    assert (result.exit_code, result.stdout, result.stderr) == (0, expected, "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_migrate_list_leaves_an_existing_file_byte_identical(tmp_path, run_cli):
+    path = tmp_path / "w.duckdb"
+    result = run_cli(["migrate", "--warehouse", path])
+    expected = "".join(f"applied {f.stem}\n" for f in shipped_files())
+    assert (result.exit_code, result.stdout) == (0, expected)
+    assert run_cli(["migrate", "--warehouse", path]).stdout == "up to date\n"
+    before = path.read_bytes()
+    files = sorted(p.name for p in tmp_path.iterdir())
+    result = run_cli(["migrate", "--list", "--warehouse", path])
+    assert result.exit_code == 0
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == files
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute("SELECT version, name, CAST(applied_at AS VARCHAR) "
+                           "FROM schema_migrations ORDER BY version").fetchall()
+    assert len(rows) == len(shipped_files())
+    assert result.stdout == "".join(f"{v:04d}_{n}  applied {at[:19]}\n" for v, n, at in rows)
+
+
+def test_migrate_command_reports_a_changed_migration(tmp_path, run_cli):
+    path = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(path))
+    migrate(con, known=[Migration(1, "core", "CREATE TABLE old_core (x INTEGER);")])
+    con.close()
+    result = run_cli(["migrate", "--warehouse", path])
+    shipped = load_migrations()[0].sha256
+    old = Migration(1, "core", "CREATE TABLE old_core (x INTEGER);").sha256
+    assert result.exit_code == 4
+    assert result.stderr == (
+        f"error: migration 0001_core.sql changed after it was applied (applied sha256 "
+        f"{old[:12]}, file sha256 {shipped[:12]}); restore it and add a new migration instead\n")
