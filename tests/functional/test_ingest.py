@@ -44,8 +44,7 @@ BAD_FILE_ERRORS = {
                            "not a number",
     "signals_missing_item.json": "experiment few_shot: participant 1000: "
                                  "item_signals.Appetite is missing",
-    "truncated.json": "invalid JSON at line 5962 column 9: Unterminated string starting at "
-                      "(the file ends early: truncated?)",
+    "truncated.json": "truncated JSON: the file ends inside an open object, list or string",
 }
 
 
@@ -411,6 +410,11 @@ def _text_variant(shared_dir: Path, tmp_path: Path, old: str, new: str) -> Path:
      W + "item_signals.NoInterest.token_msp = inf does not fit a finite double"),
     ('"consistency_samples": [\n                  0,', '"consistency_samples": [\n 1e999,',
      W + "item_signals.NoInterest.consistency_samples[0] = inf does not fit a finite double"),
+    # strict JSON everywhere, also in fields riskcov does not store
+    ('"mae_available": 0.666667', '"mae_available": NaN',
+     "experiment few_shot, participant 101: mae_available = NaN is not valid strict JSON"),
+    ('"model": "synthetic-model",\n        "total', '"model": Infinity,\n        "total',
+     "experiments[0].results.model = Infinity is not valid strict JSON"),
     ('"mae_available": 0.666667', '"mae_available": 0.666667,,',
      "invalid JSON at line 38 column 39: Expecting property name enclosed in double quotes"),
 ])

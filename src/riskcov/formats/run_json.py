@@ -241,7 +241,9 @@ def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
                 extra[key] = value
         for key, kind in SIGNALS.items():
             v = item_sig.get(key)
-            if (kind == FLOAT and type(v) is float and -_MAX_DOUBLE <= v <= _MAX_DOUBLE) or (kind == INT and type(v) is int and INT64_MIN <= v <= INT64_MAX):
+            # fast path for the common well-typed values; everything else is checked in full
+            if (kind == FLOAT and type(v) is float and -_MAX_DOUBLE <= v <= _MAX_DOUBLE) or (
+                    kind == INT and type(v) is int and INT64_MIN <= v <= INT64_MAX):
                 sc[key].append(v)
             else:
                 sc[key].append(_signal(kind, v, f"{field}.{key}"))
@@ -268,7 +270,7 @@ def _nullable(values: list[Any], dtype: str) -> tuple[np.ndarray[Any, Any], np.n
 
 
 def _to_columns(cols: _Columns) -> tuple[Columns, Columns, Columns]:
-    obj = lambda xs: np.array(xs + [None], dtype=object)[:-1]  # noqa: E731 - keeps lists as objects
+    obj = lambda xs: np.array([*xs, None], dtype=object)[:-1]  # noqa: E731 - keeps lists as objects
     p: Columns = {
         "participant_id": np.array(cols.p["pid"], dtype=np.int64),
         "success": np.array(cols.p["success"], dtype=bool),
@@ -361,9 +363,11 @@ def _load(path: Path, data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
-        hint = " (the file ends early: truncated?)" if _truncated(data) else ""
+        if _truncated(data):
+            raise InputError(f"{path}: truncated JSON: the file ends inside an open object, list "
+                             "or string") from None
         raise InputError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}"
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
         raise InputError(f"{path}: invalid JSON: {str(exc).splitlines()[0]}") from None
@@ -392,12 +396,13 @@ def parse(path: Path, data: bytes) -> ParsedRun:
     modes = [_mode(e) if isinstance(e, dict) else None for e in experiments]
     parsed = []
     for index, exp in enumerate(experiments):
-        mode = modes[index]
-        label = mode if mode and modes.count(mode) == 1 else f"#{index}" + (f" ({mode})" if mode else "")
         try:
             parsed.append(_experiment(exp, index))
         except _Bad as bad:
-            raise InputError(f"{path}: experiment {label}: {bad}") from None
+            raise InputError(f"{path}: experiment {_label(modes, index)}: {bad}") from None
+    where = _first_non_finite(doc, [])
+    if where is not None:  # strict JSON everywhere, also in fields riskcov does not store
+        raise InputError(f"{path}: {_describe(doc, modes, where)} is not valid strict JSON")
     text = lambda v: v if isinstance(v, str) else None  # noqa: E731
     return ParsedRun(
         run_id=run_id,
@@ -407,6 +412,40 @@ def parse(path: Path, data: bytes) -> ParsedRun:
         input_format=FORMAT_NAME,
         experiments=parsed,
     )
+
+
+def _label(modes: list[str | None], index: int) -> str:
+    mode = modes[index]
+    if mode and modes.count(mode) == 1:
+        return mode
+    return f"#{index}" + (f" ({mode})" if mode else "")
+
+
+def _first_non_finite(value: Any, where: list[str | int]) -> list[str | int] | None:
+    """The path to the first NaN/Infinity literal in the document, if any."""
+    if isinstance(value, _NonFinite):
+        return where
+    items = value.items() if isinstance(value, dict) else (
+        enumerate(value) if isinstance(value, list) else ())
+    for key, child in items:
+        found = _first_non_finite(child, [*where, key])
+        if found is not None:
+            return found
+    return None
+
+
+def _describe(doc: Any, modes: list[str | None], where: list[str | int]) -> str:
+    """`experiment X, participant P: field = NaN` (or the plain path outside results)."""
+    value = doc
+    for key in where:
+        value = value[key]
+    if where[:1] == ["experiments"] and len(where) >= 5 and where[2:4] == ["results", "results"]:
+        exp = _label(modes, int(where[1]))
+        row = doc["experiments"][where[1]]["results"]["results"][where[4]]
+        field = ".".join(str(k) for k in where[5:])
+        return f"experiment {exp}, participant {row.get('participant_id')}: {field} = {value.text}"
+    dotted = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in where).lstrip(".")
+    return f"{dotted} = {value.text}"
 
 
 def _truncated(data: bytes) -> bool:
