@@ -3,9 +3,9 @@
 -- equal loss: a run of c items of loss v after a items with loss sum La adds
 --   sum_k L_k   = c*La + v*c*(c+1)/2
 --   sum_k L_k/k = c*v + (La - a*v) * (H(a+c) - H(a))
--- with harmonic numbers as exact HUGEINT prefix sums of floor(2^100 / j), so a replicate
--- costs one row per distinct loss, not one per item.
-CREATE OR REPLACE MACRO rc_oracle(scored, samples) AS TABLE
+-- with harmonic numbers H from `harmonic` (rc_harmonic: exact HUGEINT prefix sums), so a
+-- replicate costs one row per distinct loss, not one per item.
+CREATE OR REPLACE MACRO rc_oracle(scored, samples, harmonic) AS TABLE
 WITH first_series AS (
     -- the oracle ignores confidence: any one series of a population holds its items
     SELECT population, min(series) AS series FROM query_table(scored) GROUP BY population
@@ -43,21 +43,14 @@ placed AS (
     WINDOW w AS (PARTITION BY population, replicate ORDER BY v
                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
-harmonic AS (
-    SELECT range AS k,
-           sum(CASE WHEN range = 0 THEN 0::HUGEINT
-                    ELSE (1::HUGEINT << 100) // range END)
-               OVER (ORDER BY range ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS h
-    FROM range(0, CAST((SELECT coalesce(max(n_total), 0) + 1 FROM totals) AS BIGINT))
-),
 terms AS (
     SELECT p.population, p.replicate, p.loss_scale, p.v, p.c, p.a, p.la,
            p.c * p.la + p.v * p.c * (p.c + 1) / 2.0 AS sum_l,
            p.c * p.v + (p.la - p.a * p.v)
                * (CAST(hb.h - ha.h AS DOUBLE) / CAST(1::HUGEINT << 100 AS DOUBLE)) AS sum_r
     FROM placed AS p
-    JOIN harmonic AS ha ON ha.k = p.a
-    JOIN harmonic AS hb ON hb.k = p.a + p.c
+    JOIN query_table(harmonic) AS ha ON ha.k = p.a
+    JOIN query_table(harmonic) AS hb ON hb.k = p.a + p.c
 ),
 folded AS (
     SELECT population, replicate, any_value(loss_scale) AS loss_scale,

@@ -88,9 +88,16 @@ def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list
 
 
 def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
-    """Remove the rows of series that are not evaluated (unsupported CSFs under `all`)."""
+    """Remove the rows of series that are not evaluated (unsupported CSFs under `all`), and
+    tabulate the harmonic numbers the oracle needs (no replicate has more items than
+    participants x their largest item count)."""
     ids = ", ".join(str(s.index) for s in keep) or "-1"
     con.execute(f"DELETE FROM eval_scored WHERE series NOT IN ({ids})")
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE eval_harmonic AS
+        FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n), 0)
+                          FROM (SELECT participant_id, count(*) AS n FROM eval_scored
+                                GROUP BY series, participant_id)))""")
 
 
 def load_samples(con: duckdb.DuckDBPyConnection, replicate: np.ndarray[Any, Any],
@@ -103,8 +110,8 @@ def load_samples(con: duckdb.DuckDBPyConnection, replicate: np.ndarray[Any, Any]
     con.unregister("_samples")
 
 
-# rows of working points (and of the participant x plateau join) held at once: ~0.5 GB
-ROWS_PER_CHUNK = 4_000_000
+# rows of the participant x plateau join (and at most as many working points) per chunk
+ROWS_PER_CHUNK = 16_000_000
 
 
 def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> int:
@@ -116,6 +123,17 @@ def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> in
     row = one(con.execute("SELECT count(*) FROM rc_cells('eval_scored') WHERE n_pred > 0"))
     per_replicate = max(1.0, (row[0] if row else 0) * 0.632)
     return max(1, min(max(n_resamples, 1), int(ROWS_PER_CHUNK / per_replicate)))
+
+
+def single_threaded(con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
+                    ) -> dict[str, np.ndarray[Any, Any]]:
+    """Run an aggregate on one thread, so DOUBLE sums add in table order (bit-reproducible)."""
+    threads = one(con.execute("SELECT current_setting('threads')"))
+    con.execute("SET threads = 1")
+    try:
+        return con.execute(query, params).fetchnumpy()
+    finally:
+        con.execute(f"SET threads = {int(threads[0]) if threads else 1}")
 
 
 def _union_fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[list[Any]]
@@ -140,14 +158,14 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
                 "FROM rc_totals('eval_scored', 'eval_samples')")
     con.execute("CREATE OR REPLACE TEMP TABLE eval_points AS "
                 "FROM rc_points('eval_scored', 'eval_samples', 'eval_totals')")
-    m = con.execute("SELECT * FROM rc_metrics('eval_points', 'eval_totals', ?, ?)",
-                    [area_c, estimator]).fetchnumpy()
+    m = single_threaded(con, "SELECT * FROM rc_metrics('eval_points', 'eval_totals', ?, ?)",
+                        [area_c, estimator])
     for name in ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c"):
         put(name, m["series"], m["replicate"], m[name])
     present = np.unique(m["replicate"]).astype(np.intp)
     o = con.execute("""
         SELECT DISTINCT sc.series, o.replicate, o.aurc_optimal, o.augrc_optimal
-        FROM rc_oracle('eval_scored', 'eval_samples') AS o
+        FROM rc_oracle('eval_scored', 'eval_samples', 'eval_harmonic') AS o
         JOIN (SELECT DISTINCT series, population FROM eval_scored) AS sc USING (population)
     """).fetchnumpy()
     for name in ("aurc_optimal", "augrc_optimal"):
