@@ -22,11 +22,13 @@ FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 @dataclass(frozen=True)
 class Series:
-    """One curve: an input scored by a CSF."""
+    """One curve: an input scored by a CSF. `computed` is the series whose rows are
+    evaluated for it: itself, or an earlier one with the same SQL (llm = total_evidence)."""
 
     index: int
     input_no: int
     csf: Csf
+    computed: int
 
 
 @dataclass
@@ -49,11 +51,16 @@ def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list
     con.unregister("_pop")
     series: list[Series] = []
     selects = []
+    first: dict[tuple[int, str], int] = {}
     for input_no, inp in enumerate(inputs):
         scale = float(inp.score_range) if loss == "abs_norm" else 1.0
         for csf in csfs:
-            s = Series(len(series), input_no, csf)
+            index = len(series)
+            computed = first.setdefault((input_no, csf.expression), index)
+            s = Series(index, input_no, csf, computed)
             series.append(s)
+            if computed != index:
+                continue
             selects.append(
                 f"SELECT {s.index} AS series, {input_no} AS population, i.participant_id,"
                 f" i.item_index, CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.expression} END"
@@ -72,9 +79,12 @@ def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list
         " arg_min(problem, (participant_id, item_index)), count(*)"
         " FROM eval_scored WHERE problem IS NOT NULL GROUP BY series ORDER BY series").fetchall()
     for sid, pid, item, problem, n in rows:
-        s = series[sid]
-        problems[(s.input_no, s.csf.name)] = (
-            f"participant {pid}, item {item}: {problem} ({n} predicted item(s) affected)")
+        for s in series:
+            if s.computed == sid:
+                name = inputs[s.input_no].item_names[item]
+                problems[(s.input_no, s.csf.name)] = (
+                    f"participant {pid}, item {name}: {problem} "
+                    f"({n} predicted item(s) affected)")
     if estimator != "plateau-trapezoid":
         # one working point per item: ties broken by participant_id, then item_index
         con.execute("""
@@ -91,7 +101,7 @@ def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
     """Remove the rows of series that are not evaluated (unsupported CSFs under `all`), and
     tabulate the harmonic numbers the oracle needs (no replicate has more items than
     participants x their largest item count)."""
-    ids = ", ".join(str(s.index) for s in keep) or "-1"
+    ids = ", ".join(str(s.computed) for s in keep) or "-1"
     con.execute(f"DELETE FROM eval_scored WHERE series NOT IN ({ids})")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE eval_harmonic AS
@@ -210,6 +220,19 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         curve["generalized_risk"].append(gen_r)
         curve["threshold"].append(thr)
     res.achievable = achievable(con, res, area_c)
+
+
+def copy_aliases(series: list[Series], res: Results) -> None:
+    """Give every series computed by another series that series' numbers."""
+    for s in series:
+        if s.computed == s.index:
+            continue
+        for arr in res.scalars.values():
+            arr[s.index] = arr[s.computed]
+        if s.computed in res.curves:
+            res.curves[s.index] = res.curves[s.computed]
+        if s.computed in res.achievable:
+            res.achievable[s.index] = res.achievable[s.computed]
 
 
 def hull_indices(coverage: list[float], risk: list[float]) -> list[int]:

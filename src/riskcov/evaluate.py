@@ -167,6 +167,7 @@ def _compute_all(con: duckdb.DuckDBPyConnection, opts: Options, series: list[eng
     for rep, pid, mult in sample_chunks(participants, b, opts.seed, chunk):
         engine.load_samples(con, rep, pid, mult)
         engine.compute(con, series, total, **kwargs)  # type: ignore[arg-type]
+        engine.copy_aliases(series, total)
         if progress and len(rep):
             done = int(rep[-1])
             progress(done, b)

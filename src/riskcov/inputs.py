@@ -22,7 +22,7 @@ class Input:
     experiment_id: int
     mode: str | None
     score_range: int
-    n_item_slots: int
+    item_names: tuple[str, ...]
     included: frozenset[int]
     failed: frozenset[int]
 
@@ -64,7 +64,7 @@ def resolve(con: duckdb.DuckDBPyConnection, specs: list[str], modes: list[str]) 
 def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str,
                 mode: str | None) -> Input:
     rows = con.execute(
-        "SELECT e.experiment_id, e.mode, e.score_max - e.score_min, len(e.item_names), "
+        "SELECT e.experiment_id, e.mode, e.score_max - e.score_min, e.item_names, "
         "r.git_commit FROM experiments e JOIN runs r USING (run_id) WHERE run_id = ? "
         "ORDER BY e.experiment_index", [run_id]).fetchall()
     available = ", ".join(str(r[1]) for r in rows)
@@ -79,10 +79,10 @@ def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str,
     elif len(rows) > 1:
         raise UsageError(f"--input {spec}: run {run_id} has {len(rows)} experiments "
                          f"({available}); choose one with --mode")
-    eid, exp_mode, score_range, n_items, commit = rows[0]
+    eid, exp_mode, score_range, item_names, commit = rows[0]
     people = con.execute("SELECT participant_id, success FROM participants WHERE experiment_id = ?",
                          [eid]).fetchall()
-    return Input(spec, run_id, commit, int(eid), exp_mode, int(score_range), int(n_items),
+    return Input(spec, run_id, commit, int(eid), exp_mode, int(score_range), tuple(item_names),
                  frozenset(p for p, ok in people if ok), frozenset(p for p, ok in people if not ok))
 
 
@@ -94,7 +94,7 @@ def population(inputs: list[Input], intersection_only: bool) -> Population:
             "participants_total": len(one.included) + len(one.failed),
             "participants_included": len(one.included),
             "participants_failed": len(one.failed),
-            "items_total": len(one.included) * one.n_item_slots,
+            "items_total": len(one.included) * len(one.item_names),
         }, {})
     left, right = inputs
     all_l, all_r = left.included | left.failed, right.included | right.failed
@@ -109,7 +109,7 @@ def population(inputs: list[Input], intersection_only: bool) -> Population:
         "participants_total": len(overlap),
         "participants_included": len(analysis),
         "participants_failed": len(overlap) - len(analysis),
-        "items_total": len(analysis) * left.n_item_slots,
+        "items_total": len(analysis) * len(left.item_names),
     }
     comparison = {
         "participants_left_only": len(all_l - all_r),

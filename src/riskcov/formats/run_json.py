@@ -270,7 +270,7 @@ def _nullable(values: list[Any], dtype: str) -> tuple[np.ndarray[Any, Any], np.n
 
 
 def _to_columns(cols: _Columns) -> tuple[Columns, Columns, Columns]:
-    obj = lambda xs: np.array([*xs, None], dtype=object)[:-1]  # noqa: E731 - keeps lists as objects
+    obj = _objects
     p: Columns = {
         "participant_id": np.array(cols.p["pid"], dtype=np.int64),
         "success": np.array(cols.p["success"], dtype=bool),
@@ -403,7 +403,7 @@ def parse(path: Path, data: bytes) -> ParsedRun:
     where = _first_non_finite(doc, [])
     if where is not None:  # strict JSON everywhere, also in fields riskcov does not store
         raise InputError(f"{path}: {_describe(doc, modes, where)} is not valid strict JSON")
-    text = lambda v: v if isinstance(v, str) else None  # noqa: E731
+    text = _text_or_none
     return ParsedRun(
         run_id=run_id,
         git_commit=text(meta.get("git_commit")),
@@ -446,6 +446,15 @@ def _describe(doc: Any, modes: list[str | None], where: list[str | int]) -> str:
         return f"experiment {exp}, participant {row.get('participant_id')}: {field} = {value.text}"
     dotted = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in where).lstrip(".")
     return f"{dotted} = {value.text}"
+
+
+def _objects(values: list[Any]) -> np.ndarray[Any, Any]:
+    """An object array of `values`; the trailing None keeps lists from becoming a 2-D array."""
+    return np.array([*values, None], dtype=object)[:-1]
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _truncated(data: bytes) -> bool:
