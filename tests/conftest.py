@@ -28,6 +28,19 @@ SNAPSHOT_QUERIES = {
 
 
 @pytest.fixture(scope="session")
+def mk() -> Any:
+    """scripts/make_example.py as a module (the synthetic run generator)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_example",
+                                                  REPO_ROOT / "scripts" / "make_example.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """The shared folder next to the repo (SPEC.md, fixtures/); skip when it is not there."""
     path = REPO_ROOT.parent / "shared"

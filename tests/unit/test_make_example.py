@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-
-import pytest
 
 from riskcov.formats.run_json import ITEMS, SIGNALS, parse
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def mk():
-    spec = importlib.util.spec_from_file_location("make_example",
-                                                  ROOT / "scripts" / "make_example.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_same_seed_same_run_other_seed_other_run(mk):

@@ -1,0 +1,111 @@
+"""The bootstrap protocol of SPEC §5: draws, sample tables, intervals, reproducibility."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from riskcov import evaluate
+from riskcov.bootstrap import interval, sample_chunks
+from riskcov.warehouse import open_warehouse
+
+
+def _weights(participants: list[int], b: int, seed: int, chunk: int) -> np.ndarray:
+    """Dense (B + 1) x P multiplicity matrix assembled from the chunked sample rows."""
+    index = {p: i for i, p in enumerate(participants)}
+    dense = np.zeros((b + 1, len(participants)), dtype=np.int64)
+    for rep, pid, mult in sample_chunks(participants, b, seed, chunk):
+        dense[rep, [index[p] for p in pid]] += mult
+    return dense
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=st.integers(1, 12), b=st.integers(1, 30), seed=st.integers(0, 2**32 - 1),
+       chunk=st.integers(1, 40))
+def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk):
+    participants = sorted(np.random.RandomState(p).choice(10_000, p, replace=False).tolist())
+    draws = np.random.RandomState(seed).randint(0, p, size=(b, p))
+    expected = np.zeros((b + 1, p), dtype=np.int64)
+    expected[0] = 1
+    for r in range(b):
+        expected[r + 1] = np.bincount(draws[r], minlength=p)
+    assert (_weights(participants, b, seed, chunk) == expected).all()
+
+
+def test_each_row_of_a_replicate_is_a_distinct_participant():
+    rep, pid, mult = next(sample_chunks([3, 5, 8], 50, 7, 50))
+    pairs = set(zip(rep.tolist(), pid.tolist(), strict=True))
+    assert len(pairs) == len(rep)
+    assert (np.bincount(rep)[1:] > 0).all()
+    assert np.bincount(rep, weights=mult).tolist() == [3.0] * 51
+
+
+@pytest.mark.parametrize("b", [0, -5])
+def test_no_resamples_yields_only_the_point_estimate(b):
+    chunks = list(sample_chunks([1, 2], b, 42, 10))
+    assert len(chunks) == 1
+    assert [a.tolist() for a in chunks[0]] == [[0, 0], [1, 2], [1, 1]]
+
+
+def test_interval_percentiles_drop_rate_and_collapse():
+    assert interval(0.3, np.array([0.1, 0.2, 0.3, 0.4])) == (
+        [float(np.percentile([0.1, 0.2, 0.3, 0.4], 2.5)),
+         float(np.percentile([0.1, 0.2, 0.3, 0.4], 97.5))], 0.0)
+    assert interval(0.3, np.array([np.nan, 0.2, np.nan, np.nan])) == ([0.3, 0.3], 0.75)
+    assert interval(None, np.array([0.1, 0.2])) == (None, 1.0)
+    assert interval(0.5, np.array([np.nan, np.nan])) == ([0.5, 0.5], 1.0)
+
+
+def _artifact(mk, tmp_path, name: str, **overrides) -> dict:
+    example = tmp_path / "ex.json"
+    if not example.exists():
+        mk.write_run(mk.make_run(23, seed=3), example)
+    opts = evaluate.Options(inputs=[str(example)] * 2, modes=["zero_shot", "few_shot"],
+                            confidence="all", bootstrap_resamples=150, seed=9, **overrides)
+    with open_warehouse(tmp_path / f"{name}.duckdb") as con:
+        art = evaluate.run(con, opts).artifact
+    art.pop("created_at")
+    art["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in art["inputs"]]
+    return art
+
+
+def test_same_seed_gives_the_same_artifact_and_records_it(mk, tmp_path):
+    first = _artifact(mk, tmp_path, "a", chunk_replicates=150)
+    second = _artifact(mk, tmp_path, "b", chunk_replicates=7)  # other chunking, same numbers
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    boot = first["confidence_variants"]["llm"]["input_0"]["bootstrap"]
+    assert (boot["seed"], boot["n_resamples"]) == (9, 150)
+    assert first["options"]["seed"] == 9
+
+
+def _numbers(obj, path=()):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _numbers(v, (*path, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _numbers(v, (*path, i))
+    elif isinstance(obj, float):
+        yield path, obj
+
+
+def test_one_duckdb_thread_gives_the_same_numbers(mk, tmp_path, monkeypatch):
+    default = dict(_numbers(_artifact(mk, tmp_path, "many")))
+    import riskcov.warehouse as wh
+
+    real_connect = wh.connect
+
+    def one_thread(path, *, read_only=False):
+        con = real_connect(path, read_only=read_only)
+        con.execute("SET threads = 1")
+        return con
+
+    monkeypatch.setattr(wh, "connect", one_thread)
+    single = dict(_numbers(_artifact(mk, tmp_path, "one")))
+    assert single.keys() == default.keys()
+    for key, value in default.items():
+        assert single[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
