@@ -13,16 +13,14 @@ Prints each repetition, the medians and markdown table rows for the README.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import re
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+
+from common import make_example, riskcov_exe, time_v
 
 ROOT = Path(__file__).resolve().parents[1]
 # name: (participants, confidence, resamples, target seconds, reference seconds)
@@ -34,33 +32,14 @@ CASES: dict[str, tuple[int, str, int, float, str]] = {
 }
 
 
-def _make_example() -> Any:
-    spec = importlib.util.spec_from_file_location("make_example", ROOT / "scripts" / "make_example.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _riskcov() -> str:
-    beside = Path(sys.executable).parent / "riskcov"
-    found = str(beside) if beside.exists() else shutil.which("riskcov")
-    if not found:
-        sys.exit("riskcov is not installed next to this python nor on PATH")
-    return found
-
-
 def _timed(cmd: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (GB) of one subprocess."""
-    if shutil.which("time") or Path("/usr/bin/time").exists():
+    if Path("/usr/bin/time").exists():
         p = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
         if p.returncode:
             sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr[-2000:]}")
-        wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", p.stderr)
-        rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-        assert wall and rss
-        h, m, s = wall.groups()
-        return int(h or 0) * 3600 + int(m) * 60 + float(s), int(rss.group(1)) / 2**20
+        wall, rss = time_v(p.stderr)
+        return wall, rss / 2**30
     start = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
     return time.perf_counter() - start, float("nan")
@@ -68,12 +47,12 @@ def _timed(cmd: list[str]) -> tuple[float, float]:
 
 def run_case(name: str, reps: int, workdir: Path) -> str:
     participants, confidence, resamples, target, reference = CASES[name]
-    mk = _make_example()
+    mk = make_example()
     run = mk.make_run(participants, seed=7, modes=("few_shot",), failure_rate=0.0)
     path = workdir / f"{name}.json"
     mk.write_run(run, path)
     wh = workdir / f"{name}.duckdb"
-    exe = _riskcov()
+    exe = riskcov_exe()
     subprocess.run([exe, "ingest", str(path), "--warehouse", str(wh)], check=True,
                    capture_output=True)
     run_id = run["run_metadata"]["run_id"]

@@ -14,12 +14,9 @@ medians and one markdown table row. Targets: < 30 s wall, < 4 GB peak RSS.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
-import re
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,37 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import make_example, riskcov_exe, time_v
+
 ROOT = Path(__file__).resolve().parents[1]
 DUCKDB_JSON_OBJECT_LIMIT = 16 * 2**20  # DuckDB's default maximum_object_size for read_json
 TARGET_WALL_S, TARGET_RSS_BYTES = 30.0, 4 * 2**30
-
-
-def _make_example():  # type: ignore[no-untyped-def]
-    script = ROOT / "scripts" / "make_example.py"
-    spec = importlib.util.spec_from_file_location("make_example", script)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _riskcov() -> str:
-    beside = Path(sys.executable).parent / "riskcov"
-    found = str(beside) if beside.exists() else shutil.which("riskcov")
-    if not found:
-        sys.exit("riskcov is not installed next to this python nor on PATH")
-    return found
-
-
-def _time_v(stderr: str) -> tuple[float, int]:
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", stderr)
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
-    if not wall or not rss:
-        raise RuntimeError(f"cannot read /usr/bin/time -v output:\n{stderr}")
-    seconds = 0.0
-    for part in wall.group(1).split(":"):
-        seconds = seconds * 60 + float(part)
-    return seconds, int(rss.group(1)) * 1024
 
 
 def run_once(riskcov: str, run_file: Path, warehouse: Path, expected: str) -> tuple[float, int]:
@@ -75,7 +46,7 @@ def run_once(riskcov: str, run_file: Path, warehouse: Path, expected: str) -> tu
     if proc.returncode != 0 or expected not in proc.stdout:
         raise RuntimeError(f"ingest failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     if use_time:
-        wall, rss = _time_v(proc.stderr)
+        wall, rss = time_v(proc.stderr)
     else:
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # kB on Linux
     return wall, rss
@@ -89,8 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="write the run file and warehouses here")
     args = parser.parse_args(argv)
 
-    mk = _make_example()
-    riskcov = _riskcov()
+    mk = make_example()
+    riskcov = riskcov_exe()
     with tempfile.TemporaryDirectory(prefix="riskcov-bench-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)

@@ -15,38 +15,21 @@ WITH seg AS (
                 ELSE coalesce(p.coverage_prev, 0.0) END AS c0,
            coalesce(p.selective_risk_prev, p.selective_risk) AS r0,
            coalesce(p.generalized_risk_prev, 0.0) AS g0,
-           least(CAST(area_c AS DOUBLE), p.coverage_last) AS c_used,
-           floor(least(CAST(area_c AS DOUBLE), p.coverage_last) * p.n_total) AS k_full
+           least(CAST(area_c AS DOUBLE), p.coverage_last) AS c_used
     FROM query_table(points) AS p
 ),
 areas AS (
     SELECT series, replicate,
-        sum(CASE WHEN estimator = 'item-step' THEN r / n_total
-                 WHEN c0 IS NULL THEN 0.0
-                 ELSE (coverage - c0) * (r0 + r) / 2.0 END) AS aurc_full,
-        sum(CASE WHEN estimator = 'item-step' THEN g / n_total
-                 WHEN c0 IS NULL THEN 0.0
-                 ELSE (coverage - c0) * (g0 + g) / 2.0 END) AS augrc_full,
-        sum(CASE
-                WHEN estimator = 'item-step' THEN
-                    CASE WHEN k_cum <= k_full THEN r / n_total
-                         WHEN k_cum = k_full + 1 THEN (c_used * n_total - k_full) * r / n_total
-                         ELSE 0.0 END
-                WHEN c0 IS NULL THEN 0.0
-                WHEN coverage <= c_used THEN (coverage - c0) * (r0 + r) / 2.0
-                WHEN c0 < c_used THEN (c_used - c0)
-                    * (r0 + (r0 + (c_used - c0) * (r - r0) / (coverage - c0))) / 2.0
-                ELSE 0.0 END) AS aurc_at_c,
-        sum(CASE
-                WHEN estimator = 'item-step' THEN
-                    CASE WHEN k_cum <= k_full THEN g / n_total
-                         WHEN k_cum = k_full + 1 THEN (c_used * n_total - k_full) * g / n_total
-                         ELSE 0.0 END
-                WHEN c0 IS NULL THEN 0.0
-                WHEN coverage <= c_used THEN (coverage - c0) * (g0 + g) / 2.0
-                WHEN c0 < c_used THEN (c_used - c0)
-                    * (g0 + (g0 + (c_used - c0) * (g - g0) / (coverage - c0))) / 2.0
-                ELSE 0.0 END) AS augrc_at_c,
+        sum(CASE WHEN estimator = 'item-step' THEN rc_step(k_cum, r, n_total, 1.0)
+                 ELSE rc_trapezoid(c0, r0, coverage, r, 1.0) END) AS aurc_full,
+        sum(CASE WHEN estimator = 'item-step' THEN rc_step(k_cum, g, n_total, 1.0)
+                 ELSE rc_trapezoid(c0, g0, coverage, g, 1.0) END) AS augrc_full,
+        sum(CASE WHEN estimator = 'item-step' THEN rc_step(k_cum, r, n_total, c_used)
+                 ELSE rc_trapezoid(c0, r0, coverage, r, c_used) END) AS aurc_at_c,
+        sum(CASE WHEN estimator = 'item-step' THEN rc_step(k_cum, g, n_total, c_used)
+                 ELSE rc_trapezoid(c0, g0, coverage, g, c_used) END) AS augrc_at_c,
+        CASE WHEN estimator = 'item-step' THEN CAST(any_value(n_total) AS DOUBLE) ELSE 1.0 END
+            AS step_divisor,
         count(*) AS n_points,
         max(k_cum) AS k_last
     FROM seg
@@ -57,10 +40,10 @@ SELECT t.series, t.replicate,
                 THEN error('rc_metrics: a block of working points does not end at its total')
             WHEN t.n_total = 0 THEN 0.0
             ELSE CAST(t.k_total AS DOUBLE) / t.n_total END AS cmax,
-       coalesce(a.aurc_full, 0.0) AS aurc_full,
-       coalesce(a.augrc_full, 0.0) AS augrc_full,
-       coalesce(a.aurc_at_c, 0.0) AS aurc_at_c,
-       coalesce(a.augrc_at_c, 0.0) AS augrc_at_c,
+       coalesce(a.aurc_full / a.step_divisor, 0.0) AS aurc_full,
+       coalesce(a.augrc_full / a.step_divisor, 0.0) AS augrc_full,
+       coalesce(a.aurc_at_c / a.step_divisor, 0.0) AS aurc_at_c,
+       coalesce(a.augrc_at_c / a.step_divisor, 0.0) AS augrc_at_c,
        coalesce(a.n_points, 0) AS n_points
 FROM query_table(totals) AS t
 LEFT JOIN areas AS a USING (series, replicate);
