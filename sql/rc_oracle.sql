@@ -5,7 +5,7 @@
 --   sum_k L_k/k = c*v + (La - a*v) * (H(a+c) - H(a))
 -- with harmonic numbers H from `harmonic` (rc_harmonic: exact HUGEINT prefix sums), so a
 -- replicate costs one row per distinct loss, not one per item.
-CREATE OR REPLACE MACRO rc_oracle(scored, samples, harmonic) AS TABLE
+CREATE OR REPLACE MACRO rc_oracle(scored, samples, harmonic, estimator) AS TABLE
 WITH first_series AS (
     -- the oracle ignores confidence: any one series of a population holds its items
     SELECT population, min(series) AS series FROM query_table(scored) GROUP BY population
@@ -59,10 +59,20 @@ folded AS (
     FROM terms
     GROUP BY population, replicate
 )
+-- with r_k = L_k / k and g_k = L_k / N over the oracle's item points, each estimator's rule:
+--   plateau-trapezoid (points at 0 added): (sum r + (r_1 - r_K) / 2) / N, (sum L - L_K / 2) / N^2
+--   item-trapezoid (no point at 0):        (sum r - (r_1 + r_K) / 2) / N, (sum L - (L_1 + L_K) / 2) / N^2
+--   item-step:                             sum r / N,                   sum L / N^2
 SELECT t.population, t.replicate,
-       coalesce((f.sum_r + (f.r_first - f.l_last / f.k) / 2.0) / f.loss_scale / t.n_total, 0.0)
-           AS aurc_optimal,
-       coalesce((f.sum_l - f.l_last / 2.0) / f.loss_scale / t.n_total / t.n_total, 0.0)
-           AS augrc_optimal
+       coalesce(CASE estimator
+                    WHEN 'item-step' THEN f.sum_r
+                    WHEN 'item-trapezoid' THEN f.sum_r - (f.r_first + f.l_last / f.k) / 2.0
+                    ELSE f.sum_r + (f.r_first - f.l_last / f.k) / 2.0
+                END / f.loss_scale / t.n_total, 0.0) AS aurc_optimal,
+       coalesce(CASE estimator
+                    WHEN 'item-step' THEN f.sum_l
+                    WHEN 'item-trapezoid' THEN f.sum_l - (f.r_first + f.l_last) / 2.0
+                    ELSE f.sum_l - f.l_last / 2.0
+                END / f.loss_scale / t.n_total / t.n_total, 0.0) AS augrc_optimal
 FROM totals AS t
 LEFT JOIN folded AS f USING (population, replicate);

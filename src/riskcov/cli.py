@@ -19,7 +19,36 @@ from riskcov.ingest import expand_paths, ingest_paths
 from riskcov.runs import list_runs
 from riskcov.warehouse import open_warehouse
 
+try:  # typer >= 0.25 vendors click
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+except ImportError:  # pragma: no cover - older typer on real click
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef]
+from typer.core import TyperGroup
+
+
+class _OneLineErrors(TyperGroup):
+    """Usage errors (a missing option, a value of the wrong type) as one `error:` line and
+    exit 2, like every other riskcov error, instead of click's boxed usage text."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except NoArgsIsHelpError as exc:
+            exc.show()
+            rv = exc.exit_code
+        except ClickException as exc:
+            _err(exc.format_message().replace("\n", " "))
+            rv = exc.exit_code
+        except typer.Abort:
+            _err("aborted")
+            rv = 1
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -164,8 +193,9 @@ def _floats(flag: str, text: str | None) -> list[float] | None:
 @app.command()
 @guarded
 def evaluate(
-    inputs: Annotated[list[str], typer.Option("--input", help="Run JSON path (ingested on the "
-                                              "fly) or an ingested run_id; twice to compare.")],
+    inputs: Annotated[list[str] | None, typer.Option(
+        "--input", help="Run JSON path (ingested on the fly) or an ingested run_id; twice to "
+        "compare.", show_default=False)] = None,
     modes: Annotated[list[str] | None, typer.Option("--mode", help="Experiment mode: once for "
                                                     "all inputs or once per input.")] = None,
     loss: Annotated[str, typer.Option(help="abs or abs_norm.")] = "abs_norm",
@@ -194,7 +224,7 @@ def evaluate(
     from riskcov import evaluate as ev
     from riskcov import store, summary
 
-    opts = ev.Options(inputs=inputs, modes=modes or [], loss=loss, confidence=confidence,
+    opts = ev.Options(inputs=inputs or [], modes=modes or [], loss=loss, confidence=confidence,
                       area_coverage=area_coverage, bootstrap_resamples=bootstrap_resamples,
                       seed=seed, intersection_only=intersection_only, estimator=estimator)
     grid = _floats("--coverage-grid", coverage_grid)

@@ -158,7 +158,7 @@ def _union_fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[list[A
 def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, *,
             area_c: float, grid: list[float], alphas: list[float], estimator: str) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`."""
-    shape = (len(series), res.n_replicates)
+    shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
         arr = res.scalars.setdefault(name, np.full(shape, np.nan))
@@ -175,9 +175,9 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
     present = np.unique(m["replicate"]).astype(np.intp)
     o = con.execute("""
         SELECT DISTINCT sc.series, o.replicate, o.aurc_optimal, o.augrc_optimal
-        FROM rc_oracle('eval_scored', 'eval_samples', 'eval_harmonic') AS o
+        FROM rc_oracle('eval_scored', 'eval_samples', 'eval_harmonic', ?) AS o
         JOIN (SELECT DISTINCT series, population FROM eval_scored) AS sc USING (population)
-    """).fetchnumpy()
+    """, [estimator]).fetchnumpy()
     for name in ("aurc_optimal", "augrc_optimal"):
         put(name, o["series"], o["replicate"], o[name])
     res.scalars["eaurc"] = res.scalars["aurc_full"] - res.scalars["aurc_optimal"]
@@ -191,6 +191,14 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
             mae["achieved"][sel])
     car = _union_fetch(con, "SELECT * FROM rc_coverage_at_risk('eval_points', ?)",
                        [[a] for a in alphas])
+    if estimator != "plateau-trapezoid":
+        # item estimators rank items by a tie-broken key; report the item's own confidence
+        keys = dict(((sid, key), raw) for sid, key, raw in con.execute(
+            "SELECT series, confidence, raw_confidence FROM eval_scored "
+            "WHERE confidence IS NOT NULL").fetchall())
+        car["threshold"] = np.array([keys.get((int(sid), key), np.nan) for sid, key in
+                                     zip(car["series"], car["threshold"], strict=True)],
+                                    dtype=np.float64)
     for a in alphas:
         sel = car["alpha"] == a
         for col in ("coverage", "risk", "threshold"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,8 +55,8 @@ class Options:
         if len(set(keys)) != len(keys):
             raise UsageError("--coverage-grid values must differ in their first two decimals")
         for a in self.alpha_grid:
-            if not a >= 0.0:
-                raise UsageError(f"--alpha-grid value {a!r} is negative")
+            if not (math.isfinite(a) and a >= 0.0):
+                raise UsageError(f"--alpha-grid value {a!r} is not a finite number >= 0")
         if not 0 <= self.seed < 2**32:
             raise UsageError(f"--seed {self.seed} is not in 0..2**32-1")
         if self.bootstrap_resamples > 0 and self.estimator != "plateau-trapezoid":

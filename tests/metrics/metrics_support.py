@@ -426,10 +426,6 @@ class Config:
     grid: Sequence[float] = tuple(DEFAULT_GRID)
     alphas: Sequence[float] = tuple(DEFAULT_ALPHAS)
     estimator: str = "plateau-trapezoid"
-    # the rule the optimal curve is integrated with; the code uses the default rule under
-    # every estimator (a reported bug: test_worked_example.py::
-    # test_a_perfect_ranking_has_no_excess_under_item_estimators)
-    optimal_rule: str = "plateau-trapezoid"
 
     @property
     def scale(self) -> int:
@@ -443,8 +439,9 @@ def scalars(units: list[Unit], n: int, cfg: Config) -> dict[Any, tuple[float | N
     for name, v in areas(pts, n, cfg.area_c, cfg.estimator).items():
         out[name] = (v, abs(v))
     out["cmax"] = (len(units) / n if n else 0.0, 1.0)
-    best = working_points(oracle_units(units), n, cfg.scale, cfg.optimal_rule)
-    opt = areas(best, n, cfg.area_c, cfg.optimal_rule)
+    # SPEC §4: the same metric (the estimator's rule) on a perfect ranking
+    best = working_points(oracle_units(units), n, cfg.scale, cfg.estimator)
+    opt = areas(best, n, cfg.area_c, cfg.estimator)
     for full in ("aurc", "augrc"):
         o, m = opt[f"{full}_full"], out[f"{full}_full"][0]
         assert m is not None

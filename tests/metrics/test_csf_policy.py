@@ -208,10 +208,6 @@ ALL_CASES = [("llm", LLM, "null"), ("sim", SIM, "missing"),
              ("energy", "token_energy", "null"), ("cmc", CMC, "null"), ("std", STD, "missing")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: `--confidence all` crashes (IndexError in engine.compute, a traceback, exit 1) "
-    "whenever a CSF is skipped: Results arrays are sized by the kept series but indexed by "
-    "the original series index"))
 @pytest.mark.parametrize(("label", "signal", "state"), ALL_CASES, ids=[c[0] for c in ALL_CASES])
 def test_all_skips_the_csfs_a_signal_breaks(evaluate, label: str, signal: str,
                                             state: str) -> None:

@@ -47,15 +47,6 @@ MSP = [0.0, 0.1, 0.25, 0.5, 0.5, 0.9, 1.0, 1.25, -0.2]
 GRIDS = [DEFAULT_GRID, [0.05, 0.25, 0.5, 1.0], [0.125, 0.3, 0.375, 0.6], [1.0]]
 ALPHAS = [DEFAULT_ALPHAS, [0.0, 0.1, 1 / 3, 0.5, 1.0]]
 AREAS = st.sampled_from([0.5, 0.05, 0.3, 0.375, 0.7, 1.0]) | st.floats(0.01, 1.0)
-# under item estimators the oracle and Coverage@Risk thresholds have known bugs (see
-# test_worked_example.py); everything else is compared
-ITEM_ESTIMATOR_BUGS = [
-    ("confidence_variants", "*", f) for f in (
-        "aurc_optimal", "augrc_optimal", "eaurc", "eaugrc")] + [
-    ("confidence_variants", "*", "interpretation", "aurc_gap_pct"),
-    ("confidence_variants", "*", "interpretation", "augrc_gap_pct"),
-    ("confidence_variants", "*", "coverage_at_risk", "*", "threshold"),
-]
 
 
 @st.composite
@@ -135,7 +126,7 @@ def check_single(template: Path, doc: dict[str, Any], confidence: str, cfg: Conf
                                        seed=seed, estimator=estimator)).artifact
                 assert_same(expected_artifact([side], confidence=confidence, cfg=item_cfg,
                                               n_resamples=0, seed=seed), got,
-                            ignore=[("created_at",), *ITEM_ESTIMATOR_BUGS])
+                            ignore=[("created_at",)])
 
 
 @SETTINGS

@@ -210,11 +210,8 @@ def test_abs_norm_divides_every_risk_by_three(evaluate) -> None:
     assert m["interpretation"]["aurc_gap_pct"] == pytest.approx(750.0, rel=1e-12)
 
 
-# ---------------------------------------------------------------- known bugs (strict xfail)
+# ------------------------------------------------- item estimators: thresholds and the oracle
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: under item-step / item-trapezoid, coverage_at_risk[].threshold is the internal "
-    "tie-break rank (-1.0, -2.0, ...) instead of the item's confidence"))
 @pytest.mark.parametrize("estimator", ["item-step", "item-trapezoid"])
 def test_coverage_at_risk_threshold_is_the_confidence_under_item_estimators(
         evaluate, estimator: str) -> None:
@@ -239,10 +236,6 @@ def test_a_perfect_ranking_has_no_excess_under_the_default_estimator(evaluate) -
     assert (m["eaurc"], m["eaugrc"]) == pytest.approx((0.0, 0.0), abs=1e-15)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: the oracle (aurc_optimal/augrc_optimal) is always integrated with the default "
-    "plateau rule; SPEC §4 says 'the same metric' with a perfect ranking, so under item-step "
-    "a perfect CSF gets eaurc 1/16, eaugrc 1/8 and under item-trapezoid eaurc -1/8 < 0"))
 @pytest.mark.parametrize("estimator", ["item-step", "item-trapezoid"])
 def test_a_perfect_ranking_has_no_excess_under_item_estimators(evaluate, estimator: str) -> None:
     art = evaluate(perfect_ranking_doc(), "--loss", "abs", "--confidence",
@@ -251,9 +244,6 @@ def test_a_perfect_ranking_has_no_excess_under_item_estimators(evaluate, estimat
     assert (m["eaurc"], m["eaugrc"]) == pytest.approx((0.0, 0.0), abs=1e-15)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: item-step optimal uses the trapezoid rule (1/24, 1/64) instead of the item-step "
-    "rule on the perfect ranking: (0 + 0 + 2/3)/8 = 1/12, (0 + 0 + 1/4)/8 = 1/32"))
 def test_item_step_oracle_by_hand(evaluate) -> None:
     art = evaluate(worked_example_doc(), *FLAGS, "--estimator", "item-step")
     m = art["confidence_variants"]["llm"]
