@@ -32,7 +32,7 @@ class _OneLineErrors(TyperGroup):
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         try:
-            rv = super().main(*args, standalone_mode=False, **kwargs)
+            rv = super().main(*args, **{**kwargs, "standalone_mode": False})
         except NoArgsIsHelpError as exc:
             exc.show()
             rv = exc.exit_code
