@@ -38,7 +38,10 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return duckdb.connect(str(path), read_only=read_only, config=config)
+        con = duckdb.connect(str(path), read_only=read_only, config=config)
+        # DuckDB draws its own progress bar on long queries; stdout belongs to --json
+        con.execute("SET enable_progress_bar = false")
+        return con
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
