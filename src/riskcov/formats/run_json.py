@@ -216,6 +216,9 @@ def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
         sigs = _items_map(r, "item_signals")
     cols.p["has_sig"].append(sigs is not None)
     ic, sc = cols.i, cols.s
+    float_columns = [(k, sc[k]) for k, kind in SIGNALS.items() if kind == FLOAT]
+    int_columns = [(k, sc[k]) for k, kind in SIGNALS.items() if kind == INT]
+    other_columns = [(k, kind, sc[k]) for k, kind in SIGNALS.items() if kind not in (FLOAT, INT)]
     for idx, name in enumerate(ITEMS):
         pv, gv = preds[name], gts[name]
         pred = pv if (type(pv) is int and SCORE_MIN <= pv <= SCORE_MAX) else _score(
@@ -234,19 +237,27 @@ def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
         if not isinstance(item_sig, dict):
             raise _Bad(f"{field} = {_show(item_sig)} is not an object")
         extra: dict[str, Any] = {}
-        for key, value in item_sig.items():
-            kind = SIGNALS.get(key)
-            if kind is None:
-                _check_finite(value, f"{field}.{key}")
-                extra[key] = value
-        for key, kind in SIGNALS.items():
+        unknown = item_sig.keys() - SIGNALS.keys()
+        if unknown:
+            for key, value in item_sig.items():  # in the document's order
+                if key in unknown:
+                    _check_finite(value, f"{field}.{key}")
+                    extra[key] = value
+        # fast paths for the common well-typed values (and nulls); the rest is checked in full
+        for key, column in float_columns:
             v = item_sig.get(key)
-            # fast path for the common well-typed values; everything else is checked in full
-            if (kind == FLOAT and type(v) is float and -_MAX_DOUBLE <= v <= _MAX_DOUBLE) or (
-                    kind == INT and type(v) is int and INT64_MIN <= v <= INT64_MAX):
-                sc[key].append(v)
+            if v is None or (type(v) is float and -_MAX_DOUBLE <= v <= _MAX_DOUBLE):
+                column.append(v)
             else:
-                sc[key].append(_signal(kind, v, f"{field}.{key}"))
+                column.append(_signal(FLOAT, v, f"{field}.{key}"))
+        for key, column in int_columns:
+            v = item_sig.get(key)
+            if v is None or (type(v) is int and INT64_MIN <= v <= INT64_MAX):
+                column.append(v)
+            else:
+                column.append(_signal(INT, v, f"{field}.{key}"))
+        for key, kind, column in other_columns:
+            column.append(_signal(kind, item_sig.get(key), f"{field}.{key}"))
         sc["pid"].append(pid)
         sc["idx"].append(idx)
         sc["keys"].append(list(item_sig))
@@ -354,12 +365,16 @@ def _mode(exp: dict[str, Any]) -> str | None:
     return None
 
 
-def _load(path: Path, data: bytes) -> Any:
+def _load(path: Path, data: bytes) -> tuple[Any, bool]:
+    """The document, and whether it holds a NaN/Infinity literal anywhere."""
+    seen: list[_NonFinite] = []
+
     def constant(text: str) -> _NonFinite:
-        return _NonFinite(text)
+        seen.append(_NonFinite(text))
+        return seen[-1]
 
     try:
-        return json.loads(data, parse_constant=constant)
+        return json.loads(data, parse_constant=constant), bool(seen)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
@@ -375,7 +390,7 @@ def _load(path: Path, data: bytes) -> Any:
 
 def parse(path: Path, data: bytes) -> ParsedRun:
     """Validate a run file and return its rows; InputError names file, experiment, participant, field."""
-    doc = _load(path, data)
+    doc, non_finite = _load(path, data)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the top level is {_show(doc)}, not an object")
     meta = doc.get("run_metadata")
@@ -400,7 +415,7 @@ def parse(path: Path, data: bytes) -> ParsedRun:
             parsed.append(_experiment(exp, index))
         except _Bad as bad:
             raise InputError(f"{path}: experiment {_label(modes, index)}: {bad}") from None
-    where = _first_non_finite(doc, [])
+    where = _first_non_finite(doc, []) if non_finite else None
     if where is not None:  # strict JSON everywhere, also in fields riskcov does not store
         raise InputError(f"{path}: {_describe(doc, modes, where)} is not valid strict JSON")
     text = _text_or_none
