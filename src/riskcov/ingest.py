@@ -133,7 +133,7 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = F
     if old and not replace:
         raise InputError(
             f"{path}: run_id {run.run_id} is already ingested from {old[0]} with other content; "
-            "pass --replace to swap it"
+            "riskcov ingest --replace swaps it"
         )
     try:
         _store(con, path, sha, run, replace=bool(old))

@@ -230,7 +230,7 @@ def test_other_content_with_the_same_run_id_is_refused(shared_dir, seeded, run_c
     assert (result.exit_code, result.stdout) == (1, "")
     old = fixture_path(shared_dir, "runs", "worked_example.json")
     assert result.stderr == (f"error: {new}: run_id worked01 is already ingested from {old} "
-                             "with other content; pass --replace to swap it\n")
+                             "with other content; riskcov ingest --replace swaps it\n")
     assert take_snapshot(seeded) == before
 
 
