@@ -10,13 +10,24 @@ from typing import Any
 
 import numpy as np
 
-from riskcov.bootstrap import interval
+from riskcov.bootstrap import interval, std_error
 from riskcov.engine import Results, Series
+from riskcov.errors import UsageError
 
-LOSSES = {
-    "abs": {"name": "abs", "definition": "abs(pred - gt)", "raw_multiplier": 1},
-    "abs_norm": {"name": "abs_norm", "definition": "abs(pred - gt) / 3", "raw_multiplier": 3},
-}
+
+def loss_entry(name: str, score_range: int) -> dict[str, Any]:
+    """The artifact's loss block; abs_norm divides by the experiment's score range (3 for PHQ-8).
+
+    >>> loss_entry("abs_norm", 3)
+    {'name': 'abs_norm', 'definition': 'abs(pred - gt) / 3', 'raw_multiplier': 3}
+    """
+    if name == "abs_norm":
+        return {"name": name, "definition": f"abs(pred - gt) / {score_range}",
+                "raw_multiplier": score_range}
+    return {"name": name, "definition": "abs(pred - gt)", "raw_multiplier": 1}
+
+
+LOSSES = ("abs", "abs_norm")
 # scalars with a bootstrap CI: the schema's, then extra keys (SPEC §6 allows additions)
 CI_SCALARS = ("aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c", "cmax")
 CI_EXTRA = ("aurc_optimal", "augrc_optimal", "eaurc", "eaugrc")
@@ -76,17 +87,22 @@ def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
     }
     if bootstrap:
         ci: dict[str, Any] = {}
+        se: dict[str, Any] = {}
         for k in (*CI_SCALARS, *CI_EXTRA):
             ci[k] = interval(v[k], sc[k][i, 1:])[0]
-        ci_mae, drop_mae = {}, {}
+            se[k] = std_error(v[k], sc[k][i, 1:])
+        ci_mae, drop_mae, se_mae = {}, {}, {}
         for c in grid:
-            lohi, drop = interval(_value(sc[f"mae@{c!r}"], i), sc[f"mae@{c!r}"][i, 1:])
-            ci_mae[grid_key(c)], drop_mae[grid_key(c)] = lohi, drop
+            point, reps = _value(sc[f"mae@{c!r}"], i), sc[f"mae@{c!r}"][i, 1:]
+            ci_mae[grid_key(c)], drop_mae[grid_key(c)] = interval(point, reps)
+            se_mae[grid_key(c)] = std_error(point, reps)
         ci["mae_at_coverage"] = ci_mae
+        se["mae_at_coverage"] = se_mae
         ci["coverage_at_risk"] = {
             grid_key(a): interval(car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:])[0]
             for a in alphas}
-        out["bootstrap"] = {**bootstrap, "ci95": ci, "drop_rate": {"mae_at_coverage": drop_mae}}
+        out["bootstrap"] = {**bootstrap, "ci95": ci, "drop_rate": {"mae_at_coverage": drop_mae},
+                            "std_error": se}
     return out
 
 
@@ -129,7 +145,12 @@ def utc_now() -> str:
 
 def write(artifact: dict[str, Any], path: Path) -> None:
     """Write atomically: a failed run leaves no half artifact behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    text = dumps(artifact) + "\n"
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps(artifact) + "\n")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text)
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"--output {path}: cannot write the artifact: {exc.strerror}") from None

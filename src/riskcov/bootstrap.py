@@ -57,3 +57,15 @@ def interval(point: float | None, replicates: FloatArray) -> tuple[list[float] |
         return [float(point), float(point)], drop
     lo, hi = np.percentile(kept, [2.5, 97.5])
     return [float(lo), float(hi)], drop
+
+
+def std_error(point: float | None, replicates: FloatArray) -> float | None:
+    """Sample standard deviation (ddof = 1) of the kept replicates; 0 with fewer than 2.
+
+    >>> std_error(0.5, np.array([1.0, 2.0, np.nan, 3.0]))
+    1.0
+    """
+    if point is None:
+        return None
+    kept = replicates[~np.isnan(replicates)]
+    return float(np.std(kept, ddof=1)) if len(kept) >= 2 else 0.0

@@ -233,13 +233,15 @@ def evaluate(
         opts.coverage_grid = grid
     if alphas is not None:
         opts.alpha_grid = alphas
-    opts.check()
+    opts.check()  # usage errors before the warehouse is opened
     with open_warehouse(warehouse) as con, _bootstrap_progress(opts) as progress:
-        result = ev.run(con, opts, progress)
-        evaluation_id = store.next_id(con)
-        path = output or store.default_artifact_path(warehouse, evaluation_id)
+        # one transaction: inputs ingested on the fly, stored rows and the artifact land
+        # together or not at all
         con.execute("BEGIN TRANSACTION")
         try:
+            result = ev.run(con, opts, progress)
+            evaluation_id = store.next_id(con)
+            path = output or store.default_artifact_path(warehouse, evaluation_id)
             store.save(con, evaluation_id, result.artifact, str(path))
             art_mod.write(result.artifact, path)
             con.execute("COMMIT")

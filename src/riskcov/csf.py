@@ -45,7 +45,10 @@ class Csf:
                  for k in self.required]
         whens += [f"WHEN list_contains({keys}, '{k}') AND s.{k} IS NULL THEN '{k} is null'"
                   for k in self.null_is_error]
-        return f"CASE {' '.join(whens)} END" if whens else "CAST(NULL AS VARCHAR)"
+        # e.g. token_pe = -1 makes 1 / (1 + x) infinite: no ranking, no finite area
+        whens.append(f"WHEN NOT isfinite({self.expression}) THEN 'the confidence is "
+                     f"' || CAST({self.expression} AS VARCHAR) || ', not a finite number'")
+        return f"CASE {' '.join(whens)} END"
 
 
 def _base() -> dict[str, Csf]:

@@ -180,6 +180,11 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
     """, [estimator]).fetchnumpy()
     for name in ("aurc_optimal", "augrc_optimal"):
         put(name, o["series"], o["replicate"], o[name])
+    if not len(present):  # no participant at all: N = 0, so Cmax and every area are 0 (SPEC §4)
+        present = np.array([0], dtype=np.intp)
+        for name in ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c",
+                     "aurc_optimal", "augrc_optimal"):
+            res.scalars[name][:, 0] = 0.0
     res.scalars["eaurc"] = res.scalars["aurc_full"] - res.scalars["aurc_optimal"]
     res.scalars["eaugrc"] = res.scalars["augrc_full"] - res.scalars["augrc_optimal"]
     mae = _union_fetch(con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)",

@@ -18,6 +18,7 @@ from riskcov.inputs import Input, population, resolve
 
 DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 DEFAULT_ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
+MAX_RESAMPLES = 10_000_000
 
 
 @dataclass
@@ -54,9 +55,17 @@ class Options:
         keys = [artifact.grid_key(c) for c in self.coverage_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--coverage-grid values must differ in their first two decimals")
+        if not self.alpha_grid:
+            raise UsageError("--alpha-grid needs at least one value")
         for a in self.alpha_grid:
             if not (math.isfinite(a) and a >= 0.0):
                 raise UsageError(f"--alpha-grid value {a!r} is not a finite number >= 0")
+        keys = [artifact.grid_key(a) for a in self.alpha_grid]
+        if len(set(keys)) != len(keys):
+            raise UsageError("--alpha-grid values must differ in their first two decimals")
+        if self.bootstrap_resamples > MAX_RESAMPLES:
+            raise UsageError(f"--bootstrap-resamples {self.bootstrap_resamples} is more than "
+                             f"{MAX_RESAMPLES:,}")
         if not 0 <= self.seed < 2**32:
             raise UsageError(f"--seed {self.seed} is not in 0..2**32-1")
         if self.bootstrap_resamples > 0 and self.estimator != "plateau-trapezoid":
@@ -66,11 +75,9 @@ class Options:
 
 @dataclass
 class Evaluation:
-    """The artifact and what was skipped, for the CLI to print and store."""
+    """What `run` produced: the artifact (SPEC §6), for the CLI to store, write and print."""
 
     artifact: dict[str, Any]
-    skipped: dict[str, str]
-    evaluation_id: int | None = None
 
 
 def _csfs(opts: Options, inputs: list[Input], problems: dict[tuple[int, str], str],
@@ -99,9 +106,6 @@ def run(con: duckdb.DuckDBPyConnection, opts: Options,
     opts.check()
     inputs = resolve(con, opts.inputs, opts.modes)
     pop = population(inputs, opts.intersection_only)
-    if not pop.participants:
-        raise InputError("no successful participants to evaluate "
-                         f"({pop.counts['participants_failed']} failed)")
     chosen, _ = csf.select(opts.confidence)
     series, problems = engine.build_scored(con, inputs, chosen, pop.participants, opts.loss,
                                            opts.estimator)
@@ -126,16 +130,15 @@ def run(con: duckdb.DuckDBPyConnection, opts: Options,
             variants[name] = {f"input_{k}": m for k, m in enumerate(ms)}
             deltas[name] = artifact.deltas(res, per_input[0], per_input[1], opts.coverage_grid,
                                            b > 0)
-    first = inputs[0]
     art: dict[str, Any] = {
         "schema_version": "1",
         "created_at": artifact.utc_now(),
+        # sha256 and experiment_id pin the data: a later `ingest --replace` changes a run
         "inputs": [{"path": i.label, "run_id": i.run_id, "git_commit": i.git_commit,
-                    "mode": i.mode} for i in inputs],
-        "population": {**pop.counts,
-                       "items_predicted": _predicted(con, first, pop.participants),
-                       "cmax": None},
-        "loss": artifact.LOSSES[opts.loss],
+                    "mode": i.mode, "sha256": i.sha256, "experiment_id": i.experiment_id}
+                   for i in inputs],
+        "population": dict(pop.counts),
+        "loss": artifact.loss_entry(opts.loss, inputs[0].score_range),
         "estimator": opts.estimator,
         "confidence_variants": variants,
         "skipped_variants": skipped,
@@ -145,12 +148,14 @@ def run(con: duckdb.DuckDBPyConnection, opts: Options,
                     "alpha_grid": opts.alpha_grid, "bootstrap_resamples": b, "seed": opts.seed,
                     "confidence": opts.confidence, "riskcov_version": __version__},
     }
-    items = art["population"]["items_total"]
-    art["population"]["cmax"] = art["population"]["items_predicted"] / items if items else 0.0
-    return Evaluation(art, skipped)
+    if len(inputs) == 1:  # paired, each input's Cmax is in its own metrics
+        items, predicted = pop.counts["items_total"], _predicted(con, inputs[0])
+        art["population"]["items_predicted"] = predicted
+        art["population"]["cmax"] = predicted / items if items else 0.0
+    return Evaluation(art)
 
 
-def _predicted(con: duckdb.DuckDBPyConnection, inp: Input, participants: list[int]) -> int:
+def _predicted(con: duckdb.DuckDBPyConnection, inp: Input) -> int:
     row = one(con.execute("SELECT count(pred) FROM items JOIN eval_participants USING (participant_id)"
                       " WHERE experiment_id = ?", [inp.experiment_id]))
     return int(row[0]) if row else 0

@@ -99,8 +99,10 @@ def delete_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 
 def _store(con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun,
-           replace: bool) -> None:
-    con.execute("BEGIN TRANSACTION")
+           replace: bool, own_transaction: bool) -> None:
+    """Insert a run: in a transaction of its own, or inside the caller's (evaluate)."""
+    if own_transaction:
+        con.execute("BEGIN TRANSACTION")
     try:
         if replace:
             delete_run(con, run.run_id)
@@ -111,14 +113,16 @@ def _store(con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun,
         )
         for exp in run.experiments:
             _insert_experiment(con, run.run_id, exp)
-        con.execute("COMMIT")
+        if own_transaction:
+            con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        if own_transaction:
+            con.execute("ROLLBACK")
         raise
 
 
 def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = False,
-                input_format: str = FORMAT_NAME) -> IngestResult:
+                input_format: str = FORMAT_NAME, own_transaction: bool = True) -> IngestResult:
     """Ingest one file; raise InputError (warehouse untouched) when it is bad."""
     try:
         data = path.read_bytes()
@@ -136,7 +140,7 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = F
             "riskcov ingest --replace swaps it"
         )
     try:
-        _store(con, path, sha, run, replace=bool(old))
+        _store(con, path, sha, run, replace=bool(old), own_transaction=own_transaction)
     except InputError as exc:
         raise InputError(f"{path}: run {run.run_id}: {exc}") from None
     except duckdb.ConstraintException as exc:

@@ -19,6 +19,7 @@ class Input:
     label: str  # what the user passed
     run_id: str
     git_commit: str | None
+    sha256: str
     experiment_id: int
     mode: str | None
     score_range: int
@@ -38,8 +39,8 @@ class Population:
 
 def _run_id(con: duckdb.DuckDBPyConnection, spec: str) -> str:
     path = Path(spec)
-    if path.is_file():
-        return str(ingest_file(con, path).run_id)
+    if path.is_file():  # inside evaluate's transaction: a failed evaluation keeps nothing
+        return str(ingest_file(con, path, own_transaction=False).run_id)
     row = one(con.execute("SELECT run_id FROM runs WHERE run_id = ?", [spec]))
     if row:
         return str(row[0])
@@ -65,24 +66,30 @@ def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str,
                 mode: str | None) -> Input:
     rows = con.execute(
         "SELECT e.experiment_id, e.mode, e.score_max - e.score_min, e.item_names, "
-        "r.git_commit FROM experiments e JOIN runs r USING (run_id) WHERE run_id = ? "
+        "r.git_commit, r.sha256 FROM experiments e JOIN runs r USING (run_id) WHERE run_id = ? "
         "ORDER BY e.experiment_index", [run_id]).fetchall()
     available = ", ".join(str(r[1]) for r in rows)
-    if mode is not None:
+    if mode is not None and mode.startswith("#") and mode[1:].isdigit():
+        rows = [r for i, r in enumerate(rows) if i == int(mode[1:])]  # by position in the file
+        if not rows:
+            raise InputError(f"--input {spec}: run {run_id} has no experiment {mode} "
+                             f"(available: {available})")
+    elif mode is not None:
         rows = [r for r in rows if r[1] == mode]
         if not rows:
             raise InputError(f"--input {spec}: run {run_id} has no experiment with mode {mode} "
                              f"(available: {available})")
         if len(rows) > 1:
             raise InputError(f"--input {spec}: mode {mode} matches {len(rows)} experiments of "
-                             f"run {run_id}; it is ambiguous")
+                             f"run {run_id}; it is ambiguous: choose one by position, "
+                             f"--mode '#0' to --mode '#{len(available.split(', ')) - 1}'")
     elif len(rows) > 1:
         raise UsageError(f"--input {spec}: run {run_id} has {len(rows)} experiments "
                          f"({available}); choose one with --mode")
-    eid, exp_mode, score_range, item_names, commit = rows[0]
+    eid, exp_mode, score_range, item_names, commit, sha = rows[0]
     people = con.execute("SELECT participant_id, success FROM participants WHERE experiment_id = ?",
                          [eid]).fetchall()
-    return Input(spec, run_id, commit, int(eid), exp_mode, int(score_range), tuple(item_names),
+    return Input(spec, run_id, commit, str(sha), int(eid), exp_mode, int(score_range), tuple(item_names),
                  frozenset(p for p, ok in people if ok), frozenset(p for p, ok in people if not ok))
 
 

@@ -29,37 +29,53 @@ def default_artifact_path(warehouse: Path | None, evaluation_id: int) -> Path:
     return resolve_path(warehouse).parent / "artifacts" / f"evaluation_{evaluation_id}.json"
 
 
+def _metrics_by_input(art: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(input label, csf, METRICS) for single and paired artifacts alike."""
+    paired = art["comparison"]["enabled"]
+    return [(label, csf, m) for csf, entry in art["confidence_variants"].items()
+            for label, m in (entry if paired else {"input_0": entry}).items()]
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, list[Any]]) -> None:
+    """Insert columns through one numpy scan (None -> NULL), not row by row."""
+    arrays = {k: (np.array(v, dtype=object) if any(isinstance(x, str) for x in v) else
+                  np.array([np.nan if x is None else x for x in v], dtype=np.float64))
+              for k, v in columns.items()}
+    con.register("_rows", arrays)
+    select = ", ".join(f"CASE WHEN isnan({k}) THEN NULL ELSE {k} END"
+                       if arrays[k].dtype == np.float64 else k for k in columns)
+    con.execute(f"INSERT INTO {table} SELECT {select} FROM _rows")
+    con.unregister("_rows")
+
+
 def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]]:
     """(input, csf, metric, value, ci_low, ci_high) for every number the artifact reports."""
     rows: list[tuple[str, str, str, Any, Any, Any]] = []
-    paired = art["comparison"]["enabled"]
-    for csf, entry in art["confidence_variants"].items():
-        per_input = entry if paired else {"input_0": entry}
-        for label, m in per_input.items():
-            ci = m["bootstrap"].get("ci95", {}) if m["bootstrap"] else {}
+    for label, csf, m in _metrics_by_input(art):
+        ci = m["bootstrap"].get("ci95", {}) if m["bootstrap"] else {}
 
-            def add(metric: str, value: Any, bounds: list[float] | None = None,
-                    label: str = label, csf: str = csf) -> None:
-                lo, hi = bounds if bounds else (None, None)
-                rows.append((label, csf, metric, value, lo, hi))
+        def add(metric: str, value: Any, bounds: list[float] | None = None,
+                label: str = label, csf: str = csf) -> None:
+            lo, hi = bounds if bounds else (None, None)
+            rows.append((label, csf, metric, value, lo, hi))
 
-            for k in _SCALARS:
-                add(k, m[k], ci.get(k))
-            for k in ("aurc_at_c", "augrc_at_c"):
-                add(k, m[k]["value"], ci.get(k))
-            for k, v in m["interpretation"].items():
-                add(k, v)
-            for key, point in m["mae_at_coverage"].items():
-                add(f"mae_at_coverage_{key}", point and point["value"],
-                    ci.get("mae_at_coverage", {}).get(key))
-                add(f"mae_achieved_coverage_{key}", point and point["achieved"])
-            for key, point in m.get("coverage_at_risk", {}).items():
-                add(f"coverage_at_risk_{key}", point["coverage"],
-                    ci.get("coverage_at_risk", {}).get(key))
-        if paired:
-            for metric, d in art["comparison"]["deltas"][csf].items():
-                lo, hi = d["ci95"] if d["ci95"] else (None, None)
-                rows.append(("delta", csf, metric, d["delta"], lo, hi))
+        for k in _SCALARS:
+            add(k, m[k], ci.get(k))
+        for k in ("aurc_at_c", "augrc_at_c"):
+            add(k, m[k]["value"], ci.get(k))
+        for k, v in m["interpretation"].items():
+            add(k, v)
+        for key, point in m["mae_at_coverage"].items():
+            add(f"mae_at_coverage_{key}", point and point["value"],
+                ci.get("mae_at_coverage", {}).get(key))
+            add(f"mae_achieved_coverage_{key}", point and point["achieved"])
+        for key, point in m.get("coverage_at_risk", {}).items():
+            add(f"coverage_at_risk_{key}", point["coverage"],
+                ci.get("coverage_at_risk", {}).get(key))
+    for csf, deltas in (art["comparison"]["deltas"] or {}).items():
+        for metric, d in deltas.items():
+            lo, hi = d["ci95"] if d["ci95"] else (None, None)
+            rows.append(("delta", csf, metric, d["delta"], lo, hi))
     return rows
 
 
@@ -72,24 +88,23 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
                     "estimator": art["estimator"]}),
         artifact_path, __version__])
     rows = metric_rows(art)
-    cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 6
-    con.register("_m", {
-        "input": np.array(cols[0], dtype=object), "csf": np.array(cols[1], dtype=object),
-        "metric": np.array(cols[2], dtype=object),
-        **{name: np.array([np.nan if v is None else v for v in cols[i]], dtype=np.float64)
-           for i, name in ((3, "value"), (4, "ci_low"), (5, "ci_high"))}})
-    con.execute("INSERT INTO evaluation_metrics SELECT ?, input, csf, metric, "
-                "CASE WHEN isnan(value) THEN NULL ELSE value END, "
-                "CASE WHEN isnan(ci_low) THEN NULL ELSE ci_low END, "
-                "CASE WHEN isnan(ci_high) THEN NULL ELSE ci_high END FROM _m", [evaluation_id])
-    con.unregister("_m")
-    paired = art["comparison"]["enabled"]
-    curves = []
-    for csf, entry in art["confidence_variants"].items():
-        for label, m in (entry if paired else {"input_0": entry}).items():
-            c = m["curve"]
-            curves += [(evaluation_id, label, csf, j + 1, c["coverage"][j], c["selective_risk"][j],
-                        c["generalized_risk"][j], c["threshold"][j])
-                       for j in range(len(c["coverage"]))]
-    if curves:
-        con.executemany("INSERT INTO evaluation_curves VALUES (?, ?, ?, ?, ?, ?, ?, ?)", curves)
+    if rows:
+        columns = list(zip(*rows, strict=True))
+        _insert(con, "evaluation_metrics", {
+            "evaluation_id": [evaluation_id] * len(rows), "input": list(columns[0]),
+            "csf": list(columns[1]), "metric": list(columns[2]), "value": list(columns[3]),
+            "ci_low": list(columns[4]), "ci_high": list(columns[5])})
+    curves: dict[str, list[Any]] = {k: [] for k in (
+        "evaluation_id", "input", "csf", "point", "coverage", "selective_risk",
+        "generalized_risk", "threshold")}
+    for label, csf, m in _metrics_by_input(art):
+        c = m["curve"]
+        n = len(c["coverage"])
+        curves["evaluation_id"] += [evaluation_id] * n
+        curves["input"] += [label] * n
+        curves["csf"] += [csf] * n
+        curves["point"] += list(range(1, n + 1))
+        for k in ("coverage", "selective_risk", "generalized_risk", "threshold"):
+            curves[k] += c[k]
+    if curves["point"]:
+        _insert(con, "evaluation_curves", curves)

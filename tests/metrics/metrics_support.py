@@ -9,6 +9,8 @@ percentile are used, because SPEC §5 names them as the protocol.
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -160,6 +162,8 @@ def diff(ref: Any, ours: Any, *, exact_keys: bool, ignore: Iterable[tuple[str, .
 
 def assert_same(ref: Any, ours: Any, *, exact_keys: bool = True,
                 ignore: Iterable[tuple[str, ...]] = (("created_at",),)) -> None:
+    # experiment_id is a warehouse sequence value, not something the oracle can know
+    ignore = (*ignore, ("inputs", "*", "experiment_id"))
     problems = diff(ref, ours, exact_keys=exact_keys, ignore=ignore)
     assert not problems, "\n".join(problems[:20])
 
@@ -543,7 +547,23 @@ def bootstrap_block(point: dict[Any, tuple[float | None, float]],
     ci["coverage_at_risk"] = {
         key(a): interval(point[("car", key(a))], [r[("car", key(a))] for r in reps], b)[0]
         for a in cfg.alphas}
-    return {"seed": seed, "n_resamples": b, "ci95": ci, "drop_rate": {"mae_at_coverage": drop}}
+    se: dict[str, Any] = {k: std_error(point[k], [r[k] for r in reps]) for k in CI_KEYS}
+    se["mae_at_coverage"] = {key(c): std_error(point[("mae", key(c))],
+                                               [r[("mae", key(c))] for r in reps])
+                             for c in cfg.grid}
+    return {"seed": seed, "n_resamples": b, "ci95": ci, "drop_rate": {"mae_at_coverage": drop},
+            "std_error": se}
+
+
+def std_error(point: tuple[float | None, float], reps: list[tuple[float | None, float]]
+              ) -> Any:
+    """SPEC §5: sample standard deviation (ddof = 1) of the kept replicates, 0 below two."""
+    if point[0] is None:
+        return None
+    kept = [v for v, _ in reps if v is not None]
+    if len(kept) < 2:
+        return 0.0
+    return Tol(float(np.std(kept, ddof=1)), max(s for v, s in reps if v is not None))
 
 
 # --------------------------------------------------------------------------- whole artifact
@@ -614,9 +634,9 @@ def expected_artifact(sides: list[Side], *, confidence: str, cfg: Config, n_resa
                       "participants_failed_right": len(overlap & right.failed)}
     n = 8 * len(pids)
     population["items_total"] = n
-    # paired: the artifact reports the left input's predicted items (SPEC §6 is silent)
-    population["items_predicted"] = sides[0].n_predicted(pids)
-    population["cmax"] = population["items_predicted"] / n if n else 0.0
+    if len(sides) == 1:  # paired, each input's Cmax is in its own metrics
+        population["items_predicted"] = sides[0].n_predicted(pids)
+        population["cmax"] = population["items_predicted"] / n if n else 0.0
     rows = draws(len(pids), b, seed) if b > 0 else np.zeros((0, len(pids)), dtype=int)
     variants: dict[str, Any] = {}
     for csf in select(confidence):
@@ -638,7 +658,9 @@ def expected_artifact(sides: list[Side], *, confidence: str, cfg: Config, n_resa
     return {
         "schema_version": "1",
         "inputs": [{"path": s.label, "run_id": s.run_id, "git_commit": s.git_commit,
-                    "mode": s.mode} for s in sides],
+                    "mode": s.mode,
+                    "sha256": hashlib.sha256(Path(s.label).read_bytes()).hexdigest()}
+                   for s in sides],
         "population": population,
         "loss": LOSSES[cfg.loss],
         "estimator": cfg.estimator,

@@ -119,7 +119,10 @@ ERRORS = [
      "--input {two}: run two has no experiment with mode one_shot "
      "(available: zero_shot, few_shot)"),
     ("ambiguous-mode", ["--input", "{dup}", "--mode", "few_shot"], 1,
-     "--input {dup}: mode few_shot matches 2 experiments of run dup; it is ambiguous"),
+     "--input {dup}: mode few_shot matches 2 experiments of run dup; it is ambiguous: choose "
+     "one by position, --mode '#0' to --mode '#1'"),
+    ("no-such-position", ["--input", "{dup}", "--mode", "#2"], 1,
+     "--input {dup}: run dup has no experiment #2 (available: few_shot, few_shot)"),
     ("no-mode", ["--input", "{two}"], 2,
      "--input {two}: run two has 2 experiments (zero_shot, few_shot); choose one with --mode"),
     ("loss", ["--input", "{one}", "--loss", "mse"], 2, "--loss mse: choose abs or abs_norm"),
@@ -146,6 +149,12 @@ ERRORS = [
      "--coverage-grid values must differ in their first two decimals"),
     ("alpha-negative", ["--input", "{one}", "--alpha-grid", "0.1,-0.1"], 2,
      "--alpha-grid value -0.1 is not a finite number >= 0"),
+    ("alpha-same-key", ["--input", "{one}", "--alpha-grid", "0.01,0.011"], 2,
+     "--alpha-grid values must differ in their first two decimals"),
+    ("alpha-empty", ["--input", "{one}", "--alpha-grid", ","], 2,
+     "--alpha-grid needs at least one value"),
+    ("too-many-resamples", ["--input", "{one}", "--bootstrap-resamples", "10000001"], 2,
+     "--bootstrap-resamples 10000001 is more than 10,000,000"),
     ("alpha-a", ["--input", "{one}", "--alpha-grid", "x"], 2,
      "--alpha-grid x: give comma-separated numbers, e.g. 0.1,0.2"),
     ("confidence", ["--input", "{one}", "--confidence", "bogus"], 2,
@@ -165,8 +174,6 @@ ERRORS = [
      "--intersection-only to compare the overlap"),
     ("no-such-input", ["--input", "{missing}"], 1,
      "--input {missing}: no such file, and no run with that run_id in the warehouse"),
-    ("all-failed", ["--input", "{dead}"], 1,
-     "no successful participants to evaluate (2 failed)"),
 ]
 
 
@@ -225,8 +232,12 @@ def test_paired_inputs_without_a_common_successful_participant(evaluate: Run,
     other = run_doc("r2", [("few_shot", people([2], [1]))])
     a = write_json(files.out.parent / "l2.json", both_failed)
     b = write_json(files.out.parent / "r2.json", other)
-    r = evaluate("--input", a, "--input", b)
-    assert_error(r, files, 1, "no successful participants to evaluate (2 failed)")
+    r = evaluate("--input", a, "--input", b, "--json")
+    assert (r.exit_code, r.stderr) == (0, "")
+    art = json.loads(r.stdout)
+    assert art["population"] == {"participants_total": 2, "participants_included": 0,
+                                 "participants_failed": 2, "items_total": 0}
+    assert art["comparison"]["deltas"]["llm"]["aurc_full"] == {"delta": 0.0, "ci95": [0.0, 0.0]}
 
 
 def test_a_bad_run_file_is_refused_on_the_fly(evaluate: Run, files: Files) -> None:
@@ -418,3 +429,44 @@ def test_stored_rows_match_the_artifact(evaluate: Run, files: Files) -> None:
     assert metric("delta", "aurc_full") == (d["delta"], *d["ci95"])
     d = art["comparison"]["deltas"]["llm"]["cmax"]
     assert metric("delta", "cmax") == (d["delta"], *d["ci95"])
+
+
+def test_a_failed_evaluation_keeps_no_input_it_ingested(evaluate: Run, files: Files) -> None:
+    r = evaluate("--input", files.two, "--mode", "one_shot")
+    assert r.exit_code == 1
+    con = duckdb.connect(str(files.warehouse), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM runs").fetchall() == [(0,)]
+    finally:
+        con.close()
+
+
+def test_an_experiment_chosen_by_position(evaluate: Run, files: Files) -> None:
+    r = evaluate("--input", files.dup, "--mode", "#1", *QUICK, "--json")
+    assert r.exit_code == 0, r.stderr
+    art = json.loads(r.stdout)
+    assert [(i["mode"], i["run_id"]) for i in art["inputs"]] == [("few_shot", "dup")]
+
+
+def test_all_participants_failed_gives_zero_metrics(evaluate: Run, files: Files) -> None:
+    r = evaluate("--input", files.dead, "--bootstrap-resamples", "20", "--json")
+    assert (r.exit_code, r.stderr) == (0, "")
+    art = json.loads(r.stdout)
+    assert art["population"] == {"participants_total": 2, "participants_included": 0,
+                                 "participants_failed": 2, "items_total": 0,
+                                 "items_predicted": 0, "cmax": 0.0}
+    m = art["confidence_variants"]["llm"]
+    assert [m[k] for k in ("cmax", "aurc_full", "augrc_full", "aurc_optimal", "eaurc")] == [
+        0.0] * 5
+    assert set(m["mae_at_coverage"].values()) == {None}
+    assert m["bootstrap"]["ci95"]["aurc_full"] == [0.0, 0.0]
+
+
+def test_an_unwritable_output_is_one_line_and_leaves_nothing(riskcov, files: Files) -> None:
+    folder = files.out.parent
+    r = riskcov(["evaluate", "--input", files.one, *QUICK, "--output", folder,
+                 "--warehouse", files.warehouse])
+    assert (r.exit_code, r.stdout, r.crashed) == (2, "", False)
+    assert r.stderr == f"error: --output {folder}: cannot write the artifact: Is a directory\n"
+    assert stored_evaluations(files.warehouse) == 0
+    assert not (folder.parent / (folder.name + ".tmp")).exists()

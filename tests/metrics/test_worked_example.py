@@ -6,6 +6,8 @@ Participant 101: items 0..2 predicted with llm_evidence_count 2, 2, 1 and absolu
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 from pathlib import Path
 from typing import Any
@@ -56,7 +58,8 @@ def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
     expected = {
         "schema_version": "1",
         "inputs": [{"path": str(tmp_path / "run.json"), "run_id": "worked01",
-                    "git_commit": "abc", "mode": "few_shot"}],
+                    "git_commit": "abc", "mode": "few_shot",
+                    "sha256": hashlib.sha256((tmp_path / "run.json").read_bytes()).hexdigest()}],
         "population": {"participants_total": 2, "participants_included": 1,
                        "participants_failed": 1, "items_total": 8, "items_predicted": 3,
                        "cmax": 3 / 8},

@@ -384,6 +384,8 @@ def _load(path: Path, data: bytes) -> tuple[Any, bool]:
         raise InputError(
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise InputError(f"{path}: invalid JSON: nested too deeply") from None
     except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
         raise InputError(f"{path}: invalid JSON: {str(exc).splitlines()[0]}") from None
 
