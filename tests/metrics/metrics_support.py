@@ -10,7 +10,6 @@ percentile are used, because SPEC §5 names them as the protocol.
 from __future__ import annotations
 
 import hashlib
-
 import json
 import math
 from collections.abc import Iterable, Sequence

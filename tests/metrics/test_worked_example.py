@@ -7,7 +7,6 @@ Participant 101: items 0..2 predicted with llm_evidence_count 2, 2, 1 and absolu
 from __future__ import annotations
 
 import hashlib
-
 import json
 from pathlib import Path
 from typing import Any
