@@ -315,3 +315,19 @@ def test_negative_zero_and_zero_are_one_plateau(evaluate) -> None:
     assert curve["coverage"] == [0.25, 1.0]
     assert curve["threshold"] == [0.5, 0.0]
     assert curve["selective_risk"] == [0.5, 1.0]
+
+
+@pytest.mark.parametrize(("csf", "signal", "shown"), [
+    ("token_pe", "token_pe", "inf"), ("consistency_inverse_std", STD, "inf"),
+    ("secondary:token_pe+consistency:product", "token_pe", "inf"),
+])
+def test_a_non_finite_confidence_is_a_named_data_error(evaluate, csf: str, signal: str,
+                                                       shown: str) -> None:
+    doc = run_with({(PID, ITEM): {signal: -1.0}})
+    r, art = evaluate(doc, csf)
+    assert (r.exit_code, r.stdout, r.crashed, art) == (1, "", False, None)
+    problem = where(f"the confidence is {shown}, not a finite number")
+    assert r.stderr == f"error: confidence {csf} cannot be computed: {problem}\n"
+    r, art = evaluate(doc, "all")
+    assert r.exit_code == 0 and art is not None
+    assert csf.startswith("secondary") or csf in art["skipped_variants"]
