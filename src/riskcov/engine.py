@@ -214,13 +214,13 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         res.scalars[f"car_coverage@{a!r}"][:, present] = arr
     if len(present) and present[0] != 0:
         return
-    threshold = ("raw_confidence" if estimator != "plateau-trapezoid" else "threshold")
-    curve_sql = (
-        "SELECT p.series, p.plateau, p.coverage, p.selective_risk, p.generalized_risk, "
-        + ("s.raw_confidence AS threshold FROM eval_points p JOIN eval_scored s "
-           "ON s.series = p.series AND s.confidence = p.threshold "
-           if threshold == "raw_confidence" else "p.threshold FROM eval_points p ")
-        + "WHERE p.replicate = 0 ORDER BY p.series, p.plateau")
+    threshold = ("s.raw_confidence AS threshold FROM eval_points p JOIN eval_scored s "
+                 "ON s.series = p.series AND s.confidence = p.threshold "
+                 if estimator != "plateau-trapezoid"  # item points carry a tie-broken key
+                 else "p.threshold FROM eval_points p ")
+    curve_sql = ("SELECT p.series, p.plateau, p.coverage, p.selective_risk, "
+                 f"p.generalized_risk, {threshold} "
+                 "WHERE p.replicate = 0 ORDER BY p.series, p.plateau")
     rows = con.execute(curve_sql).fetchall()
     for s in series:
         res.curves[s.index] = {"coverage": [], "selective_risk": [], "generalized_risk": [],

@@ -159,9 +159,10 @@ def ingest_paths(
     replace: bool = False,
     on_file: Callable[[Path], None] | None = None,
 ) -> list[IngestResult]:
-    """Ingest every file; a bad file becomes an `error` result and the others still land."""
+    """Ingest every file (folders already expanded, see expand_paths); a bad file becomes an
+    `error` result and the others still land."""
     results = []
-    for path in expand_paths(paths):
+    for path in paths:
         if on_file:
             on_file(path)
         try:

@@ -65,5 +65,6 @@ def test_example_passes_the_parser(mk):
     run = mk.make_run(12, seed=5, modes=("few_shot",), failure_rate=0.25)
     parsed = parse(Path("gen.json"), json.dumps(run).encode())
     exp = parsed.experiments[0]
-    assert (len(exp.participants["participant_id"]), exp.n_success) == (12, 9)
+    assert (len(exp.participants["participant_id"]), int(exp.participants["success"].sum())) == (
+        12, 9)
     assert len(exp.items["participant_id"]) == 72

@@ -29,7 +29,6 @@ class ParsedExperiment:
     participants: Columns
     items: Columns
     signals: Columns
-    n_success: int = 0
 
 
 @dataclass

@@ -196,7 +196,7 @@ def _items_map(r: dict[str, Any], key: str) -> dict[str, Any]:
     return m
 
 
-def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
+def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> None:
     success = r.get("success")
     if not isinstance(success, bool):
         raise _Bad(f"success = {_show(success) if 'success' in r else 'missing'} is not true or false")
@@ -208,7 +208,7 @@ def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
     cols.p["error"].append(error)
     if not success:
         cols.p["has_sig"].append(False)
-        return False
+        return
     preds = _items_map(r, "predicted_items")
     gts = _items_map(r, "ground_truth_items")
     sigs = r.get("item_signals")
@@ -262,7 +262,6 @@ def _add_participant(r: dict[str, Any], pid: int, cols: _Columns) -> bool:
         sc["idx"].append(idx)
         sc["keys"].append(list(item_sig))
         sc["extra"].append(json.dumps(extra) if extra else None)
-    return True
 
 
 def _finite(v: Any, field: str) -> Any:
@@ -325,7 +324,6 @@ def _experiment(exp: Any, index: int) -> ParsedExperiment:
     mode = _mode(exp)
     cols = _Columns()
     seen: set[int] = set()
-    n_success = 0
     for pos, r in enumerate(rows):
         if not isinstance(r, dict):
             raise _Bad(f"results.results[{pos}] is {_show(r)}, not an object")
@@ -337,7 +335,7 @@ def _experiment(exp: Any, index: int) -> ParsedExperiment:
             if pid in seen:
                 raise _Bad("participant_id is duplicated in this experiment")
             seen.add(pid)
-            n_success += _add_participant(r, pid, cols)
+            _add_participant(r, pid, cols)
         except _Bad as bad:
             raise _Bad(f"participant {pid}: {bad}") from None
     if prov is not None:
@@ -353,7 +351,6 @@ def _experiment(exp: Any, index: int) -> ParsedExperiment:
         participants=p,
         items=i,
         signals=s,
-        n_success=n_success,
     )
 
 
