@@ -138,6 +138,9 @@ def runs(
     if as_json:
         typer.echo(json.dumps(listing, indent=2))
         return
+    if not listing:
+        typer.echo("no runs yet: riskcov ingest PATH...")
+        return
     table = Table("run_id", "mode", "participants", "failed", "items", "predicted", "abstained",
                   "abstention", "ingested_at", box=None)
     for run in listing:

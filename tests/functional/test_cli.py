@@ -142,3 +142,9 @@ def test_installed_command_defaults_to_warehouse_folder_of_cwd(tmp_path):
                             capture_output=True, text=True, timeout=120, check=False)
     assert (result.returncode, result.stdout, result.stderr) == (0, "[]\n", "")
     assert sorted(p.name for p in (tmp_path / "warehouse").iterdir()) == ["riskcov.duckdb"]
+
+
+def test_runs_table_on_an_empty_warehouse_says_so(warehouse_path, run_cli):
+    result = run_cli(["runs", "--warehouse", warehouse_path])
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0, "no runs yet: riskcov ingest PATH...\n", "")
