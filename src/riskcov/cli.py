@@ -55,6 +55,22 @@ app = typer.Typer(
     help="riskcov: a DuckDB metrics warehouse for selective prediction.",
 )
 
+
+def _version(value: bool) -> None:
+    if value:
+        from riskcov import __version__
+
+        typer.echo(f"riskcov {__version__} (duckdb {duckdb.__version__})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the riskcov and DuckDB versions.")] = False,
+) -> None:
+    """riskcov: a DuckDB metrics warehouse for selective prediction."""
+
 WarehouseOpt = Annotated[
     Path | None,
     typer.Option("--warehouse", help="DuckDB file (default $RISKCOV_WAREHOUSE or "

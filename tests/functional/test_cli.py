@@ -148,3 +148,13 @@ def test_runs_table_on_an_empty_warehouse_says_so(warehouse_path, run_cli):
     result = run_cli(["runs", "--warehouse", warehouse_path])
     assert (result.exit_code, result.stdout, result.stderr) == (
         0, "no runs yet: riskcov ingest PATH...\n", "")
+
+
+def test_version(run_cli):
+    import duckdb
+
+    from riskcov import __version__
+
+    result = run_cli(["--version"])
+    assert (result.exit_code, result.stdout) == (
+        0, f"riskcov {__version__} (duckdb {duckdb.__version__})\n")
