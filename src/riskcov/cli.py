@@ -11,8 +11,6 @@ from typing import Annotated, Any, TypeVar
 
 import duckdb
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from riskcov.errors import RiskcovError, UsageError
 from riskcov.ingest import expand_paths, ingest_paths
@@ -108,6 +106,7 @@ def _progress(paths: list[Path]) -> Iterator[Callable[[Path], None] | None]:
     if not sys.stderr.isatty() or (len(paths) < 5 and not big):
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as progress:
@@ -157,6 +156,9 @@ def runs(
     if not listing:
         typer.echo("no runs yet: riskcov ingest PATH...")
         return
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table("run_id", "mode", "participants", "failed", "items", "predicted", "abstained",
                   "abstention", "ingested_at", box=None)
     for run in listing:
@@ -270,6 +272,8 @@ def evaluate(
     if as_json:
         typer.echo(art_mod.dumps(result.artifact))
     else:
+        from rich.console import Console
+
         summary.render(result.artifact, Console(width=140), str(path))
 
 
@@ -279,6 +283,7 @@ def _bootstrap_progress(opts: Any) -> Iterator[Callable[[int, int], None] | None
     if not sys.stderr.isatty() or opts.bootstrap_resamples < 1000:
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as bar:
