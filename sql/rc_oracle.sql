@@ -4,8 +4,9 @@
 --   sum_k L_k   = c*La + v*c*(c+1)/2
 --   sum_k L_k/k = c*v + (La - a*v) * (H(a+c) - H(a))
 -- with harmonic numbers H from `harmonic` (rc_harmonic: exact HUGEINT prefix sums), so a
--- replicate costs one row per distinct loss, not one per item.
-CREATE OR REPLACE MACRO rc_oracle(scored, samples, harmonic, estimator) AS TABLE
+-- replicate costs one row per distinct loss, not one per item. N comes from `totals`
+-- (rc_totals).
+CREATE OR REPLACE MACRO rc_oracle(scored, samples, totals, harmonic, estimator) AS TABLE
 WITH first_series AS (
     -- the oracle ignores confidence: any one series of a population holds its items
     SELECT population, min(series) AS series FROM query_table(scored) GROUP BY population
@@ -19,15 +20,8 @@ losses AS (
     WHERE loss IS NOT NULL
     GROUP BY population, participant_id, loss
 ),
-items AS (
-    SELECT population, participant_id, count(*) AS n_items
-    FROM base
-    GROUP BY population, participant_id
-),
 totals AS (
-    SELECT i.population, s.replicate, sum(s.multiplicity * i.n_items) AS n_total
-    FROM items AS i JOIN query_table(samples) AS s USING (participant_id)
-    GROUP BY i.population, s.replicate
+    SELECT DISTINCT population, replicate, n_total FROM query_table(totals)
 ),
 runs AS (
     SELECT l.population, s.replicate, l.loss AS v, any_value(l.loss_scale) AS loss_scale,

@@ -25,7 +25,7 @@ weighted AS (
     JOIN query_table(samples) AS s USING (participant_id)
     GROUP BY p.population, s.replicate
 )
-SELECT se.series, w.replicate, w.n_total, w.k_total, w.l_total, se.loss_scale,
+SELECT se.series, se.population, w.replicate, w.n_total, w.k_total, w.l_total, se.loss_scale,
        coalesce(sum(w.k_total) OVER before, 0) AS k_offset,
        coalesce(sum(w.l_total) OVER before, 0.0) AS l_offset
 FROM series AS se

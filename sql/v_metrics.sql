@@ -9,7 +9,8 @@ SELECT e.run_id, r."timestamp" AS run_timestamp, e.experiment_id, e.mode,
        m.augrc_full - o.augrc_optimal AS eaugrc,
        0.5 AS area_coverage, m.aurc_at_c, m.augrc_at_c, m.n_points
 FROM rc_metrics('v_rc_points', 'v_rc_totals', 0.5, 'plateau-trapezoid') AS m
-JOIN rc_oracle('v_scored', 'v_unit_samples', 'v_harmonic', 'plateau-trapezoid') AS o
+JOIN rc_oracle('v_scored', 'v_unit_samples', 'v_rc_totals', 'v_harmonic',
+               'plateau-trapezoid') AS o
   ON o.population = {'experiment_id': m.series.experiment_id, 'loss': m.series.loss}
  AND o.replicate = m.replicate
 JOIN experiments AS e ON e.experiment_id = m.series.experiment_id

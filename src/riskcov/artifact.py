@@ -110,32 +110,22 @@ def deltas(res: Results, left: Series, right: Series, grid: list[float],
            bootstrapped: bool) -> dict[str, Any]:
     """Paired deltas right - left, each replicate drawing the same participants for both."""
     out: dict[str, Any] = {}
-    names = [*DELTAS, *DELTAS_EXTRA] + [f"mae@{c!r}" for c in grid]
-    for name in names:
+    names = [(n, n) for n in (*DELTAS, *DELTAS_EXTRA)] + [
+        (f"mae_at_coverage_{grid_key(c)}", f"mae@{c!r}") for c in grid]
+    for key, name in names:
         arr = res.scalars[name]
         d = arr[right.index] - arr[left.index]
         point = None if math.isnan(d[0]) else float(d[0])
         # without resamples the CI collapses to the point (fixtures README)
         unresampled = None if point is None else [point, point]
         ci = interval(point, d[1:])[0] if bootstrapped else unresampled
-        key = f"mae_at_coverage_{grid_key(float(name[4:]))}" if name.startswith("mae@") else name
         out[key] = {"delta": point, "ci95": ci}
     return out
 
 
-def _finite(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        raise ValueError(f"non-finite number {obj} in the artifact")
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite(v) for v in obj]
-    return obj
-
-
 def dumps(artifact: dict[str, Any]) -> str:
-    """Strict JSON: a NaN or Infinity is a bug, never written."""
-    return json.dumps(_finite(artifact), indent=2, allow_nan=False)
+    """Strict JSON: a NaN or Infinity is a bug, never written (json raises ValueError)."""
+    return json.dumps(artifact, indent=2, allow_nan=False)
 
 
 def utc_now() -> str:

@@ -100,22 +100,19 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
 
 
 @contextmanager
-def _progress(paths: list[Path]) -> Iterator[Callable[[Path], None] | None]:
-    """A rich progress bar on stderr for many or large files; nothing when stderr is no terminal."""
-    big = sum(p.stat().st_size for p in paths if p.is_file()) > 32 * 2**20
-    if not sys.stderr.isatty() or (len(paths) < 5 and not big):
+def _stderr_bar(show: bool, label: str, total: int) -> Iterator[Callable[..., Any] | None]:
+    """A transient rich progress bar on stderr, yielding its update(completed=..., advance=...,
+    description=...); None (draw nothing) unless `show` and stderr is a terminal."""
+    if not (show and sys.stderr.isatty()):
         yield None
         return
+    from functools import partial
+
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("ingesting", total=len(paths))
-
-        def step(path: Path) -> None:
-            progress.update(task, advance=1, description=f"ingesting {path.name}")
-
-        yield step
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        yield partial(bar.update, bar.add_task(label, total=total))
 
 
 @app.command()
@@ -128,7 +125,10 @@ def ingest(
 ) -> None:
     """Validate run files and load them, one transaction per file."""
     files = expand_paths(paths)
-    with open_warehouse(warehouse) as con, _progress(files) as step:
+    big = sum(p.stat().st_size for p in files if p.is_file()) > 32 * 2**20
+    with open_warehouse(warehouse) as con, \
+            _stderr_bar(len(files) >= 5 or big, "ingesting", len(files)) as update:
+        step = (lambda p: update(advance=1, description=f"ingesting {p.name}")) if update else None
         results = ingest_paths(con, files, replace=replace, on_file=step)
     for r in results:
         if r.status == "error":
@@ -255,7 +255,9 @@ def evaluate(
     if alphas is not None:
         opts.alpha_grid = alphas
     opts.check()  # usage errors before the warehouse is opened
-    with open_warehouse(warehouse) as con, _bootstrap_progress(opts) as progress:
+    with open_warehouse(warehouse) as con, _stderr_bar(
+            opts.bootstrap_resamples >= 1000, "bootstrap", opts.bootstrap_resamples) as update:
+        progress = (lambda done, total: update(completed=done)) if update else None
         # one transaction: inputs ingested on the fly, stored rows and the artifact land
         # together or not at all
         con.execute("BEGIN TRANSACTION")
@@ -275,24 +277,6 @@ def evaluate(
         from rich.console import Console
 
         summary.render(result.artifact, Console(width=140), str(path))
-
-
-@contextmanager
-def _bootstrap_progress(opts: Any) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for long bootstraps, only on a terminal."""
-    if not sys.stderr.isatty() or opts.bootstrap_resamples < 1000:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("bootstrap", total=opts.bootstrap_resamples)
-
-        def step(done: int, total: int) -> None:
-            bar.update(task, completed=done)
-
-        yield step
 
 
 def main() -> None:

@@ -175,7 +175,7 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
     present = np.unique(m["replicate"]).astype(np.intp)
     o = con.execute("""
         SELECT DISTINCT sc.series, o.replicate, o.aurc_optimal, o.augrc_optimal
-        FROM rc_oracle('eval_scored', 'eval_samples', 'eval_harmonic', ?) AS o
+        FROM rc_oracle('eval_scored', 'eval_samples', 'eval_totals', 'eval_harmonic', ?) AS o
         JOIN (SELECT DISTINCT series, population FROM eval_scored) AS sc USING (population)
     """, [estimator]).fetchnumpy()
     for name in ("aurc_optimal", "augrc_optimal"):
@@ -196,13 +196,10 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
             mae["achieved"][sel])
     car = _union_fetch(con, "SELECT * FROM rc_coverage_at_risk('eval_points', ?)",
                        [[a] for a in alphas])
-    if estimator != "plateau-trapezoid":
-        # item estimators rank items by a tie-broken key; report the item's own confidence
-        keys = dict(((sid, key), raw) for sid, key, raw in con.execute(
-            "SELECT series, confidence, raw_confidence FROM eval_scored "
-            "WHERE confidence IS NOT NULL").fetchall())
-        car["threshold"] = np.array([keys.get((int(sid), key), np.nan) for sid, key in
-                                     zip(car["series"], car["threshold"], strict=True)],
+    confidence_of = _item_confidences(con) if estimator != "plateau-trapezoid" else None
+    if confidence_of is not None:
+        car["threshold"] = np.array([confidence_of.get((int(sid), key), np.nan) for sid, key
+                                     in zip(car["series"], car["threshold"], strict=True)],
                                     dtype=np.float64)
     for a in alphas:
         sel = car["alpha"] == a
@@ -214,14 +211,9 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         res.scalars[f"car_coverage@{a!r}"][:, present] = arr
     if len(present) and present[0] != 0:
         return
-    threshold = ("s.raw_confidence AS threshold FROM eval_points p JOIN eval_scored s "
-                 "ON s.series = p.series AND s.confidence = p.threshold "
-                 if estimator != "plateau-trapezoid"  # item points carry a tie-broken key
-                 else "p.threshold FROM eval_points p ")
-    curve_sql = ("SELECT p.series, p.plateau, p.coverage, p.selective_risk, "
-                 f"p.generalized_risk, {threshold} "
-                 "WHERE p.replicate = 0 ORDER BY p.series, p.plateau")
-    rows = con.execute(curve_sql).fetchall()
+    rows = con.execute(
+        "SELECT series, plateau, coverage, selective_risk, generalized_risk, threshold "
+        "FROM eval_points WHERE replicate = 0 ORDER BY series, plateau").fetchall()
     for s in series:
         res.curves[s.index] = {"coverage": [], "selective_risk": [], "generalized_risk": [],
                                "threshold": [], "plateau": []}
@@ -231,8 +223,15 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         curve["coverage"].append(cov)
         curve["selective_risk"].append(sel_r)
         curve["generalized_risk"].append(gen_r)
-        curve["threshold"].append(thr)
+        curve["threshold"].append(thr if confidence_of is None else confidence_of[(sid, thr)])
     res.achievable = achievable(con, res, area_c)
+
+
+def _item_confidences(con: duckdb.DuckDBPyConnection) -> dict[tuple[int, float], float]:
+    """Item estimators rank items by a tie-broken key: (series, key) -> the item's confidence."""
+    return {(sid, key): raw for sid, key, raw in con.execute(
+        "SELECT series, confidence, raw_confidence FROM eval_scored "
+        "WHERE confidence IS NOT NULL").fetchall()}
 
 
 def copy_aliases(series: list[Series], res: Results) -> None:
