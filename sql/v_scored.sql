@@ -1,20 +1,27 @@
--- Every item of every successful participant, scored by every base CSF the experiment
--- supports (no predicted item with a missing or null-error signal), under both losses.
--- The input of the rc_* macros for warehouse-wide views.
+-- Every unit of every experiment, scored by every CSF the experiment supports (no predicted
+-- unit with a missing or null-error signal), under every loss the experiment has: the input
+-- of the rc_* macros for warehouse-wide views.
 CREATE OR REPLACE VIEW v_scored AS
-WITH supported AS (
-    SELECT experiment_id, csf
+WITH confidences AS (
+    SELECT experiment_id, csf, participant_id, item_index, confidence, abstained, loss_raw, problem
     FROM v_csf_confidences
+    UNION ALL
+    SELECT experiment_id, csf, participant_id, item_index, confidence, abstained, loss_raw, problem
+    FROM v_sample_confidences
+),
+supported AS (
+    SELECT experiment_id, csf
+    FROM confidences
     GROUP BY experiment_id, csf
     HAVING count(problem) = 0
+),
+labelled AS (
+    SELECT {'experiment_id': c.experiment_id, 'csf': c.csf, 'loss': l.loss} AS series,
+           {'experiment_id': c.experiment_id, 'loss': l.loss} AS population,
+           c.experiment_id, l.loss, c.participant_id, c.item_index, c.confidence, c.abstained,
+           c.loss_raw
+    FROM confidences AS c
+    JOIN supported USING (experiment_id, csf)
+    JOIN v_experiment_losses AS l USING (experiment_id)
 )
-SELECT {'experiment_id': c.experiment_id, 'csf': c.csf, 'loss': l.loss} AS series,
-       {'experiment_id': c.experiment_id, 'loss': l.loss} AS population,
-       c.participant_id, c.item_index, c.confidence,
-       CAST(abs(c.pred - c.gt) AS DOUBLE) AS loss,
-       CASE l.loss WHEN 'abs' THEN CAST(1 AS DOUBLE)
-                   ELSE CAST(e.score_max - e.score_min AS DOUBLE) END AS loss_scale
-FROM v_csf_confidences AS c
-JOIN supported USING (experiment_id, csf)
-JOIN experiments AS e USING (experiment_id)
-CROSS JOIN (VALUES ('abs'), ('abs_norm')) AS l(loss);
+FROM rc_scored(labelled);

@@ -1,5 +1,6 @@
--- The point-estimate sample: replicate 0, every participant once.
+-- The point-estimate sample: replicate 0, every participant (or sample cluster) once.
 CREATE OR REPLACE VIEW v_unit_samples AS
 SELECT DISTINCT 0 AS replicate, participant_id, 1 AS multiplicity
-FROM participants
-WHERE success;
+FROM (SELECT participant_id FROM participants WHERE success
+      UNION ALL
+      SELECT participant_id FROM v_sample_units);

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import duckdb
@@ -17,3 +19,32 @@ def one(result: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
     """
     rows = result.fetchall()
     return rows[0] if rows else None
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator[None]:
+    """BEGIN ... COMMIT, or ROLLBACK when anything (Ctrl-C included) escapes the block.
+
+    `own=False` runs the block inside the caller's transaction (nothing is begun or ended).
+
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE t (x INTEGER)")
+    >>> try:
+    ...     with transaction(con):
+    ...         _ = con.execute("INSERT INTO t VALUES (1)")
+    ...         raise KeyError("stop")
+    ... except KeyError:
+    ...     pass
+    >>> one(con.execute("SELECT count(*) FROM t"))
+    (0,)
+    """
+    if not own:
+        yield
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")

@@ -54,7 +54,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
 
 
 def _sql_objects() -> list[tuple[str, str]]:
-    from riskcov.csf import confidences_view_sql
+    from riskcov.scoring.confidences import confidences_view_sql
 
     folder = resource_dir("sql")
     generated = [("v_csf_confidences", confidences_view_sql())]  # from the CSF registry
@@ -90,7 +90,7 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
     ))
     if row and row[0] == digest:
         return
-    from riskcov.csf import check_registry
+    from riskcov.scoring.csf import check_registry
 
     check_registry()
     con.execute("BEGIN TRANSACTION")

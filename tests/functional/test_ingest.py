@@ -253,13 +253,13 @@ def test_replace_swaps_the_run(seeded, run_cli, worked, tmp_path, sql):
 def test_replace_that_fails_midway_keeps_the_old_run(seeded, run_cli, worked, tmp_path,
                                                      take_snapshot, monkeypatch):
     before = take_snapshot(seeded)
-    real = riskcov.ingest._insert_experiment
+    real = riskcov.ingest._insert_experiments
 
-    def insert_then_fail(con, run_id, exp):
-        real(con, run_id, exp)
+    def insert_then_fail(con, run):
+        real(con, run)
         raise InputError("simulated failure after the rows went in")
 
-    monkeypatch.setattr(riskcov.ingest, "_insert_experiment", insert_then_fail)
+    monkeypatch.setattr(riskcov.ingest, "_insert_experiments", insert_then_fail)
     new = write(tmp_path, "worked_v2.json", _worked_with_third_participant(worked))
     result = run_cli(["ingest", "--replace", new, "--warehouse", seeded])
     assert result.exit_code == 1

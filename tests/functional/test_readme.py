@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from riskcov import evaluate, store
+from riskcov import evaluate
 from riskcov.warehouse import open_warehouse
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -29,11 +29,10 @@ def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
         single = evaluate.run(con, evaluate.Options(
             inputs=[str(EXAMPLE)], modes=["few_shot"], confidence="llm",
             bootstrap_resamples=0)).artifact
-        # the CLI stores what it evaluates; do the same for the delta query
-        paired = evaluate.run(con, evaluate.Options(
+        # stored as the CLI stores it, for the delta query
+        paired = evaluate.evaluate_and_store(con, evaluate.Options(
             inputs=[str(EXAMPLE)] * 2, modes=["zero_shot", "few_shot"], confidence="llm",
-            bootstrap_resamples=20)).artifact
-        store.save(con, store.next_id(con), paired, "a.json")
+            bootstrap_resamples=20), tmp_path / "a.json", wh).artifact
     con = duckdb.connect(str(wh), read_only=True)
     aurc, deltas, abstention = (con.execute(q).fetchall() for q in _readme_sql())
     m = single["confidence_variants"]["llm"]

@@ -113,8 +113,9 @@ ERRORS = [
     ("mode-count", ["--input", "{two}", "--input", "{two}", "--mode", "zero_shot", "--mode",
                     "few_shot", "--mode", "few_shot"], 2,
      "--mode given 3 times for 2 --input: give none, one for all inputs, or one per input"),
-    ("two-modes-one-input", ["--input", "{two}", "--mode", "zero_shot", "--mode", "few_shot"],
-     2, "--mode given 2 times for 1 --input: give none, one for all inputs, or one per input"),
+    ("three-modes-one-input", ["--input", "{two}", "--mode", "zero_shot", "--mode", "few_shot",
+                               "--mode", "few_shot"],
+     2, "--mode given 3 times for 1 --input: give none, one for all inputs, or one per input"),
     ("unknown-mode", ["--input", "{two}", "--mode", "one_shot"], 1,
      "--input {two}: run two has no experiment with mode one_shot "
      "(available: zero_shot, few_shot)"),
@@ -125,7 +126,7 @@ ERRORS = [
      "--input {dup}: run dup has no experiment #2 (available: few_shot, few_shot)"),
     ("no-mode", ["--input", "{two}"], 2,
      "--input {two}: run two has 2 experiments (zero_shot, few_shot); choose one with --mode"),
-    ("loss", ["--input", "{one}", "--loss", "mse"], 2, "--loss mse: choose abs or abs_norm"),
+    ("loss", ["--input", "{one}", "--loss", "mse"], 2, "--loss mse: choose abs or abs_norm (PHQ-8 runs) or given (per-sample runs)"),
     ("estimator", ["--input", "{one}", "--estimator", "step"], 2,
      "--estimator step: choose one of plateau-trapezoid, item-step, item-trapezoid"),
     ("estimator-bootstrap", ["--input", "{one}", "--estimator", "item-step"], 2,
@@ -211,7 +212,7 @@ def test_click_usage_errors_are_one_line(evaluate: Run, files: Files, args: list
     lines = r.stderr.splitlines()
     assert len(lines) == 1, r.stderr
     if not args:
-        assert lines == ["error: --input is required (a run JSON path or an ingested run_id)"]
+        assert lines == ["error: --input is required (a run file path or an ingested run_id)"]
     else:
         assert lines == ["error: Invalid value for '--seed': Input should be a valid integer, "
                          "unable to parse string as an integer"]
@@ -442,10 +443,37 @@ def test_a_failed_evaluation_keeps_no_input_it_ingested(evaluate: Run, files: Fi
 
 
 def test_an_experiment_chosen_by_position(evaluate: Run, files: Files) -> None:
-    r = evaluate("--input", files.dup, "--mode", "#1", *QUICK, "--json")
-    assert r.exit_code == 0, r.stderr
-    art = json.loads(r.stdout)
-    assert [(i["mode"], i["run_id"]) for i in art["inputs"]] == [("few_shot", "dup")]
+    arts = []
+    for position in ("#0", "#1"):
+        r = evaluate("--input", files.dup, "--mode", position, *QUICK, "--json")
+        assert r.exit_code == 0, r.stderr
+        arts.append(json.loads(r.stdout))
+    ids = [a["inputs"][0]["experiment_id"] for a in arts]
+    assert ids[1] == ids[0] + 1  # experiments are numbered in file order
+    assert [(i["mode"], i["run_id"]) for a in arts for i in a["inputs"]] == [("few_shot", "dup")] * 2
+    # the two experiments hold different predictions, so their metrics tell them apart
+    docs = files.docs()["dup"]["experiments"]
+    for art, exp in zip(arts, docs, strict=True):
+        side = Side(files.dup, "dup", "c0ffee", "few_shot", exp["results"]["results"])
+        want = expected_artifact([side], confidence="default", cfg=Config(), n_resamples=0,
+                                 seed=42)
+        assert art["confidence_variants"]["llm"]["aurc_full"] == pytest.approx(
+            want["confidence_variants"]["llm"]["aurc_full"].value, rel=1e-12)
+    assert arts[0]["confidence_variants"]["llm"]["aurc_full"] != pytest.approx(
+        arts[1]["confidence_variants"]["llm"]["aurc_full"])
+
+
+def test_one_input_with_two_modes_is_a_paired_comparison(evaluate: Run, files: Files) -> None:
+    one = evaluate("--input", files.two, "--mode", "zero_shot", "--mode", "few_shot", *QUICK,
+                   "--json")
+    two = evaluate("--input", files.two, "--input", files.two, "--mode", "zero_shot", "--mode",
+                   "few_shot", *QUICK, "--json")
+    assert (one.exit_code, two.exit_code) == (0, 0)
+    a, b = json.loads(one.stdout), json.loads(two.stdout)
+    for art in (a, b):
+        art.pop("created_at")
+    assert a == b
+    assert a["comparison"]["enabled"] is True
 
 
 def test_all_participants_failed_gives_zero_metrics(evaluate: Run, files: Files) -> None:

@@ -106,6 +106,5 @@ def test_one_duckdb_thread_gives_the_same_numbers(mk, tmp_path, monkeypatch):
 
     monkeypatch.setattr(wh, "connect", one_thread)
     single = dict(_numbers(_artifact(mk, tmp_path, "one")))
-    assert single.keys() == default.keys()
-    for key, value in default.items():
-        assert single[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+    # every sum is exact or runs on one thread in point order: the same bits, not only close
+    assert single == default

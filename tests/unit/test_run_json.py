@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from riskcov.errors import InputError
-from riskcov.formats.run_json import ITEMS, SIGNALS, parse
+from riskcov.formats.phq8_json import ITEMS, SIGNALS, parse
 
 PATH = Path("x.json")
 
@@ -32,7 +32,7 @@ def run_doc(pred: Any = 1, gt: Any = 1, signal: tuple[str, Any] | None = None) -
 
 
 def parse_doc(doc: dict[str, Any]):
-    return parse(PATH, json.dumps(doc).encode())
+    return parse(None, PATH, json.dumps(doc).encode())
 
 
 def show(v: Any) -> str:
@@ -51,7 +51,7 @@ def test_pred_is_accepted_exactly_when_it_is_a_score_or_null(v):
     prefix = "x.json: experiment few_shot: participant 1: predicted_items.Sleep = "
     if valid:
         run = parse_doc(run_doc(pred=v))
-        items = run.experiments[0].items
+        items = run.rows[0].items
         assert bool(items["pred_null"][2]) is (v is None)
         assert int(items["pred"][2]) == (0 if v is None else int(v))
         return
@@ -69,7 +69,7 @@ def test_gt_is_accepted_exactly_when_it_is_a_score(v):
         and 0 <= v <= 3
     prefix = "x.json: experiment few_shot: participant 1: ground_truth_items.Sleep "
     if valid:
-        assert int(parse_doc(run_doc(gt=v)).experiments[0].items["gt"][2]) == int(v)
+        assert int(parse_doc(run_doc(gt=v)).rows[0].items["gt"][2]) == int(v)
         return
     with pytest.raises(InputError) as info:
         parse_doc(run_doc(gt=v))
@@ -85,7 +85,7 @@ def test_gt_is_accepted_exactly_when_it_is_a_score(v):
        st.one_of(st.none(), st.integers(-(10**6), 10**6),
                  st.floats(allow_nan=False, allow_infinity=False)))
 def test_float_signals_keep_their_value(key, v):
-    signals = parse_doc(run_doc(signal=(key, v))).experiments[0].signals
+    signals = parse_doc(run_doc(signal=(key, v))).rows[0].signals
     assert bool(signals[key + "__null"][2]) is (v is None)
     if v is not None:
         assert float(signals[key][2]) == float(v)

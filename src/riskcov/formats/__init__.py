@@ -1,7 +1,10 @@
-"""Input formats: each module turns one kind of run file into `ParsedRun` columns.
+"""Input formats: each turns one kind of run file into a `ParsedRun` that fills its own tables.
 
-A new format (per-sample classification runs, other questionnaires) is a new module with a
-`parse(path, data) -> ParsedRun` function, registered in `FORMATS`; ingest does not change.
+A format is a module with `FORMAT_NAME`, the file suffixes it reads and
+`parse(con, path, data, options) -> ParsedRun`. The orchestrator (`riskcov.ingest`) writes
+`runs` and `experiments` rows, then calls `ParsedRun.fill` with the experiment ids it drew;
+the format writes its rows (PHQ-8: participants, items, item_signals; per-sample: samples,
+sample_scores). The SQL metric macros read every format through the scored relation.
 """
 
 from __future__ import annotations
@@ -9,46 +12,79 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import duckdb
 import numpy as np
 
 Columns = dict[str, np.ndarray[Any, Any]]
 
 
-@dataclass
-class ParsedExperiment:
-    """One experiment's rows, column by column, ready for a DuckDB scan."""
+@dataclass(frozen=True)
+class IngestOptions:
+    """What `riskcov ingest` passes to a format besides the file (per-sample defaults)."""
+
+    run_id: str | None = None
+    method: str | None = None
+    seed: int | None = None
+    split: str | None = None
+    domain: str | None = None
+
+
+@dataclass(frozen=True)
+class ExperimentRecord:
+    """One `experiments` row: what every format knows of an experiment.
+
+    `loss_kind` says which losses apply (`abs_error`: abs and abs_norm of pred - gt over the
+    score range; `given`: the file's loss); `item_names`/`score_*` are None for per-sample runs.
+    """
 
     index: int
-    mode: str | None
-    provenance_json: str | None
-    item_names: list[str]
-    score_min: int
-    score_max: int
-    participants: Columns
-    items: Columns
-    signals: Columns
+    loss_kind: str
+    mode: str | None = None
+    provenance_json: str | None = None
+    item_names: list[str] | None = None
+    score_min: int | None = None
+    score_max: int | None = None
+    method: str | None = None
+    seed: int | None = None
+    split: str | None = None
+    domain: str | None = None
 
 
 @dataclass
 class ParsedRun:
-    """A validated run file."""
+    """A validated run file: its `runs` row, its experiments, and how to fill its own tables."""
 
     run_id: str
     git_commit: str | None
     timestamp: str | None
     metadata_json: str
     input_format: str
-    experiments: list[ParsedExperiment] = field(default_factory=list)
+    experiments: list[ExperimentRecord]
+    fill: Callable[[duckdb.DuckDBPyConnection, list[int]], None]
+    summary: str  # e.g. "1 experiment(s), 2 participants, 8 items"
+    rows: list[Any] = field(default_factory=list)  # the format's own rows per experiment
 
 
-Parser = Callable[[Path, bytes], ParsedRun]
+class Format(Protocol):
+    """What `riskcov.ingest` needs of a format module."""
+
+    FORMAT_NAME: str
+    SUFFIXES: tuple[str, ...]
+
+    def parse(self, con: duckdb.DuckDBPyConnection, path: Path, data: bytes,
+              options: IngestOptions) -> ParsedRun: ...
 
 
-def get_parser(name: str) -> Parser:
-    """The parser of a format by name (only `phq8-run-json` so far)."""
-    from riskcov.formats import run_json
+def formats() -> list[Format]:
+    """Every format, in the order a folder's files are matched."""
+    from riskcov.formats import phq8_json
 
-    formats: dict[str, Parser] = {run_json.FORMAT_NAME: run_json.parse}
-    return formats[name]
+    return [phq8_json]  # type: ignore[list-item]
+
+
+def format_for(path: Path) -> Format | None:
+    """The format reading files with this suffix, or None."""
+    suffix = path.suffix.lower()
+    return next((f for f in formats() if suffix in f.SUFFIXES), None)

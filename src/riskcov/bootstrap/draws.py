@@ -1,4 +1,4 @@
-"""Participant-cluster bootstrap (SPEC §5): resample draws as weights, percentile CIs."""
+"""Participant-cluster bootstrap draws (SPEC §5): resamples as sample weights."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
-FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 
 def sample_chunks(participants: list[int], n_resamples: int, seed: int, chunk: int
@@ -40,32 +39,3 @@ def sample_chunks(participants: list[int], n_resamples: int, seed: int, chunk: i
             rep, pid, mult = (np.concatenate([point[0], rep]), np.concatenate([point[1], pid]),
                               np.concatenate([point[2], mult]))
         yield rep, pid, mult.astype(np.int64)
-
-
-def interval(point: float | None, replicates: FloatArray) -> tuple[list[float] | None, float]:
-    """ci95 and drop rate of one metric: NaN replicates are dropped (SPEC §5).
-
-    >>> interval(0.5, np.array([0.0, 1.0, np.nan, 2.0]))
-    ([0.05, 1.95], 0.25)
-    """
-    b = len(replicates)
-    kept = replicates[~np.isnan(replicates)]
-    drop = 1.0 - (len(kept) / b) if b > 0 else 0.0
-    if point is None:
-        return None, 1.0
-    if len(kept) < 2:
-        return [float(point), float(point)], drop
-    lo, hi = np.percentile(kept, [2.5, 97.5])
-    return [float(lo), float(hi)], drop
-
-
-def std_error(point: float | None, replicates: FloatArray) -> float | None:
-    """Sample standard deviation (ddof = 1) of the kept replicates; 0 with fewer than 2.
-
-    >>> std_error(0.5, np.array([1.0, 2.0, np.nan, 3.0]))
-    1.0
-    """
-    if point is None:
-        return None
-    kept = replicates[~np.isnan(replicates)]
-    return float(np.std(kept, ddof=1)) if len(kept) >= 2 else 0.0

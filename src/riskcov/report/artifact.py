@@ -10,38 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from riskcov.bootstrap import interval, std_error
-from riskcov.engine import Results, Series
+from riskcov.bootstrap.intervals import paired, summarize
 from riskcov.errors import UsageError
+from riskcov.metrics.engine import Results
+from riskcov.report.keys import DELTAS, WITH_CI, grid_key
+from riskcov.scoring.scored import Series
 
-
-def loss_entry(name: str, score_range: int) -> dict[str, Any]:
-    """The artifact's loss block; abs_norm divides by the experiment's score range (3 for PHQ-8).
-
-    >>> loss_entry("abs_norm", 3)
-    {'name': 'abs_norm', 'definition': 'abs(pred - gt) / 3', 'raw_multiplier': 3}
-    """
-    if name == "abs_norm":
-        return {"name": name, "definition": f"abs(pred - gt) / {score_range}",
-                "raw_multiplier": score_range}
-    return {"name": name, "definition": "abs(pred - gt)", "raw_multiplier": 1}
-
-
-LOSSES = ("abs", "abs_norm")
-# scalars with a bootstrap CI: the schema's, then extra keys (SPEC §6 allows additions)
-CI_SCALARS = ("aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c", "cmax")
-CI_EXTRA = ("aurc_optimal", "augrc_optimal", "eaurc", "eaugrc")
-DELTAS = ("aurc_full", "augrc_full", "cmax")
-DELTAS_EXTRA = ("aurc_at_c", "augrc_at_c")
-
-
-def grid_key(c: float) -> str:
-    """The artifact's key of a coverage (or alpha) value.
-
-    >>> grid_key(0.1)
-    '0.10'
-    """
-    return f"{c:.2f}"
+# the artifact's curve arrays (SPEC §6)
+CURVE_KEYS = ("coverage", "selective_risk", "generalized_risk", "threshold")
 
 
 def _value(arr: np.ndarray[Any, Any], sid: int) -> float | None:
@@ -57,8 +33,8 @@ def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
                    alphas: list[float], bootstrap: dict[str, Any] | None) -> dict[str, Any]:
     """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None)."""
     sc, i = res.scalars, s.index
-    v = {k: float(sc[k][i, 0]) for k in (*CI_SCALARS, *CI_EXTRA)}
-    curve = {k: v for k, v in res.curves[i].items() if k != "plateau"}
+    v = {k.key: float(sc[k.key][i, 0]) for k in WITH_CI}
+    curve = {k: res.curves[i][k] for k in CURVE_KEYS}
     achievable = res.achievable.get(i, 0.0)  # no hull: no working point (K = 0)
     used = min(area_c, v["cmax"])
     mae: dict[str, Any] = {}
@@ -86,40 +62,25 @@ def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
         "curve": curve,
     }
     if bootstrap:
-        ci: dict[str, Any] = {}
-        se: dict[str, Any] = {}
-        for k in (*CI_SCALARS, *CI_EXTRA):
-            ci[k] = interval(v[k], sc[k][i, 1:])[0]
-            se[k] = std_error(v[k], sc[k][i, 1:])
-        ci_mae, drop_mae, se_mae = {}, {}, {}
-        for c in grid:
-            point, reps = _value(sc[f"mae@{c!r}"], i), sc[f"mae@{c!r}"][i, 1:]
-            ci_mae[grid_key(c)], drop_mae[grid_key(c)] = interval(point, reps)
-            se_mae[grid_key(c)] = std_error(point, reps)
-        ci["mae_at_coverage"] = ci_mae
-        se["mae_at_coverage"] = se_mae
-        ci["coverage_at_risk"] = {
-            grid_key(a): interval(car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:])[0]
-            for a in alphas}
-        out["bootstrap"] = {**bootstrap, "ci95": ci, "drop_rate": {"mae_at_coverage": drop_mae},
-                            "std_error": se}
+        out["bootstrap"] = summarize(
+            {k.key: (v[k.key], sc[k.key][i, 1:]) for k in WITH_CI},
+            {grid_key(c): (_value(sc[f"mae@{c!r}"], i), sc[f"mae@{c!r}"][i, 1:]) for c in grid},
+            {grid_key(a): (car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:])
+             for a in alphas},
+            bootstrap)
     return out
 
 
 def deltas(res: Results, left: Series, right: Series, grid: list[float],
            bootstrapped: bool) -> dict[str, Any]:
     """Paired deltas right - left, each replicate drawing the same participants for both."""
-    out: dict[str, Any] = {}
-    names = [(n, n) for n in (*DELTAS, *DELTAS_EXTRA)] + [
+    names = [(k.key, k.key) for k in DELTAS] + [
         (f"mae_at_coverage_{grid_key(c)}", f"mae@{c!r}") for c in grid]
+    out: dict[str, Any] = {}
     for key, name in names:
         arr = res.scalars[name]
         d = arr[right.index] - arr[left.index]
-        point = None if math.isnan(d[0]) else float(d[0])
-        # without resamples the CI collapses to the point (fixtures README)
-        unresampled = None if point is None else [point, point]
-        ci = interval(point, d[1:])[0] if bootstrapped else unresampled
-        out[key] = {"delta": point, "ci95": ci}
+        out[key] = paired(None if math.isnan(d[0]) else float(d[0]), d[1:], bootstrapped)
     return out
 
 

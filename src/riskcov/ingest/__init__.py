@@ -1,4 +1,8 @@
-"""`riskcov ingest`: run files into the warehouse, one transaction per file, deduplicated by sha256."""
+"""`riskcov ingest`: run files into the warehouse, one transaction per file, deduplicated by sha256.
+
+The orchestration only: which format reads a file, the `runs` and `experiments` rows, the
+run_id conflict rules; each format (`riskcov.formats`) validates its file and fills its own tables.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,12 @@ from pathlib import Path
 import duckdb
 
 from riskcov import __version__
-from riskcov.db import one
+from riskcov.db import one, transaction
 from riskcov.errors import InputError
-from riskcov.formats import ParsedExperiment, ParsedRun, get_parser
-from riskcov.formats.run_json import FORMAT_NAME, NULL_MASKED, SIGNALS
+from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun, format_for, formats
 
-_SIGNAL_COLUMNS = ", ".join(
-    f"CASE WHEN {k}__null THEN NULL ELSE {k} END" if k in NULL_MASKED else k for k in SIGNALS
-)
+# the tables below `experiments`, deleted with a run (every format's)
+FORMAT_TABLES = ("item_signals", "items", "participants", "sample_scores", "samples")
 
 
 @dataclass(frozen=True)
@@ -31,64 +33,42 @@ class IngestResult:
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
-    """Files as given; folders become their *.json files, recursively, sorted."""
+    """Files as given; folders become their files of a known format, recursively, sorted."""
+    suffixes = {s for f in formats() for s in f.SUFFIXES}
     out: list[Path] = []
     for p in paths:
         if p.is_dir():
-            out.extend(sorted(x for x in p.rglob("*.json") if x.is_file()))
+            out.extend(sorted(x for x in p.rglob("*") if x.is_file() and x.suffix.lower() in suffixes))
         else:
             out.append(p)
     return out
 
 
-def _insert_experiment(con: duckdb.DuckDBPyConnection, run_id: str, exp: ParsedExperiment) -> None:
-    row = one(con.execute("SELECT nextval('experiment_id_seq')"))
-    assert row is not None
-    eid = int(row[0])
+def _insert_experiments(con: duckdb.DuckDBPyConnection, run: ParsedRun) -> list[int]:
+    ids = []
+    for exp in run.experiments:
+        row = one(con.execute("SELECT nextval('experiment_id_seq')"))
+        assert row is not None
+        ids.append(int(row[0]))
+        _insert_experiment_row(con, run.run_id, ids[-1], exp)
+    run.fill(con, ids)
+    return ids
+
+
+def _insert_experiment_row(con: duckdb.DuckDBPyConnection, run_id: str, eid: int,
+                           exp: ExperimentRecord) -> None:
     con.execute(
-        "INSERT INTO experiments VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [eid, run_id, exp.index, exp.mode, exp.provenance_json, exp.item_names,
-         exp.score_min, exp.score_max],
+        "INSERT INTO experiments (experiment_id, run_id, experiment_index, mode, provenance, "
+        "item_names, score_min, score_max, loss_kind, method, seed, split, domain) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [eid, run_id, exp.index, exp.mode, exp.provenance_json, exp.item_names, exp.score_min,
+         exp.score_max, exp.loss_kind, exp.method, exp.seed, exp.split, exp.domain],
     )
-    con.register("_p", exp.participants)
-    con.execute(
-        "INSERT INTO participants SELECT ?, participant_id, success, error, has_signals FROM _p",
-        [eid],
-    )
-    con.register("_i", exp.items)
-    con.execute(
-        "INSERT INTO items SELECT ?, participant_id, item_index, item_name, "
-        "CASE WHEN pred_null THEN NULL ELSE pred END, gt FROM _i",
-        [eid],
-    )
-    con.register("_s", exp.signals)
-    con.execute(
-        "INSERT INTO item_signals SELECT ?, participant_id, item_index, signal_keys, "
-        f"{_SIGNAL_COLUMNS}, extra_signals FROM _s",
-        [eid],
-    )
-    for name in ("_p", "_i", "_s"):
-        con.unregister(name)
-    # one row per item of every successful participant, none for failed ones
-    bad = one(con.execute(
-        """
-        SELECT p.participant_id, count(i.item_index) AS n
-        FROM participants p LEFT JOIN items i USING (experiment_id, participant_id)
-        WHERE p.experiment_id = ?
-        GROUP BY p.participant_id, p.success
-        HAVING n <> CASE WHEN p.success THEN ? ELSE 0 END
-        ORDER BY p.participant_id LIMIT 1
-        """,
-        [eid, len(exp.item_names)],
-    ))
-    if bad:
-        raise InputError(f"participant {bad[0]}: {bad[1]} items stored, expected "
-                         f"{len(exp.item_names)}")
 
 
 def delete_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Remove a run and everything below it (inside the caller's transaction)."""
-    for table in ("item_signals", "items", "participants"):
+    for table in FORMAT_TABLES:
         con.execute(
             f"DELETE FROM {table} WHERE experiment_id IN "
             "(SELECT experiment_id FROM experiments WHERE run_id = ?)",
@@ -101,9 +81,7 @@ def delete_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 def _store(con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun,
            replace: bool, own_transaction: bool) -> None:
     """Insert a run: in a transaction of its own, or inside the caller's (evaluate)."""
-    if own_transaction:
-        con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con, own=own_transaction):
         if replace:
             delete_run(con, run.run_id)
         con.execute(
@@ -111,19 +89,17 @@ def _store(con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun,
             [run.run_id, str(path), sha, run.git_commit, run.timestamp, run.metadata_json,
              run.input_format, __version__],
         )
-        for exp in run.experiments:
-            _insert_experiment(con, run.run_id, exp)
-        if own_transaction:
-            con.execute("COMMIT")
-    except BaseException:
-        if own_transaction:
-            con.execute("ROLLBACK")
-        raise
+        _insert_experiments(con, run)
 
 
 def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = False,
-                input_format: str = FORMAT_NAME, own_transaction: bool = True) -> IngestResult:
+                options: IngestOptions | None = None, own_transaction: bool = True) -> IngestResult:
     """Ingest one file; raise InputError (warehouse untouched) when it is bad."""
+    options = options or IngestOptions()
+    fmt = format_for(path)
+    if fmt is None:
+        known = ", ".join(s for f in formats() for s in f.SUFFIXES)
+        raise InputError(f"{path}: unknown file type {path.suffix or '(none)'}; riskcov reads {known}")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -132,7 +108,7 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = F
     same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
     if same:
         return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
-    run = get_parser(input_format)(path, data)
+    run = fmt.parse(con, path, data, options)
     old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
         raise InputError(
@@ -145,11 +121,8 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = F
         raise InputError(f"{path}: run {run.run_id}: {exc}") from None
     except duckdb.ConstraintException as exc:
         raise InputError(f"{path}: run {run.run_id}: {str(exc).splitlines()[0]}") from None
-    n_part = sum(len(e.participants["participant_id"]) for e in run.experiments)
-    n_items = sum(len(e.items["participant_id"]) for e in run.experiments)
-    detail = (f"run {run.run_id}: {len(run.experiments)} experiment(s), {n_part} participants, "
-              f"{n_items} items")
-    return IngestResult(path, "replaced" if old else "ingested", run.run_id, detail)
+    return IngestResult(path, "replaced" if old else "ingested", run.run_id,
+                        f"run {run.run_id}: {run.summary}")
 
 
 def ingest_paths(
@@ -157,6 +130,7 @@ def ingest_paths(
     paths: Iterable[Path],
     *,
     replace: bool = False,
+    options: IngestOptions | None = None,
     on_file: Callable[[Path], None] | None = None,
 ) -> list[IngestResult]:
     """Ingest every file (folders already expanded, see expand_paths); a bad file becomes an
@@ -166,7 +140,10 @@ def ingest_paths(
         if on_file:
             on_file(path)
         try:
-            results.append(ingest_file(con, path, replace=replace))
+            results.append(ingest_file(con, path, replace=replace, options=options))
         except InputError as exc:
             results.append(IngestResult(path, "error", None, str(exc)))
     return results
+
+
+__all__ = ["IngestResult", "delete_run", "expand_paths", "ingest_file", "ingest_paths"]

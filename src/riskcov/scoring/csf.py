@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from riskcov.errors import UsageError
+from riskcov.errors import RiskcovError, UsageError
 
 
 def _d(x: float) -> str:
@@ -134,18 +134,31 @@ def check_registry() -> None:
         try:
             sqlglot.parse_one(c.expression, read="duckdb")
         except ParseError as exc:
-            raise ValueError(f"CSF {c.name}: its SQL does not parse: {exc}") from exc
+            first = str(exc).splitlines()[0]
+            raise RiskcovError(f"internal error: CSF {c.name}: its SQL does not parse: {first}") from exc
 
 
-def confidences_view_sql() -> str:
-    """`v_csf_confidences`: every base CSF on every item of every successful participant."""
-    parts = [
-        f"SELECT i.experiment_id, '{c.name}' AS csf, i.participant_id, i.item_index, i.pred, i.gt,"
-        f" CASE WHEN i.pred IS NULL THEN NULL ELSE {c.expression} END AS confidence,"
-        f" CASE WHEN i.pred IS NULL THEN NULL ELSE {c.problem_sql()} END AS problem"
-        " FROM items AS i JOIN participants AS p USING (experiment_id, participant_id)"
-        " LEFT JOIN item_signals AS s USING (experiment_id, participant_id, item_index)"
-        " WHERE p.success"
-        for c in BASE.values()
-    ]
-    return "CREATE OR REPLACE VIEW v_csf_confidences AS\n" + "\nUNION ALL\n".join(parts)
+
+def sample_csf(name: str) -> Csf:
+    """A per-sample run's score column as a CSF (its values are data, not SQL over signals)."""
+    return Csf(name, f"sample_scores.csf = {name!r}")
+
+
+def select_samples(selector: str, columns: list[list[str]]) -> tuple[list[Csf], bool]:
+    """The CSFs a --confidence selector names among per-sample score columns (one list per
+    input): `default` and `all` are every score column the inputs share; a name is one column.
+
+    >>> [c.name for c in select_samples("all", [["msp", "energy"], ["msp"]])[0]]
+    ['msp']
+    """
+    shared = sorted(set.intersection(*(set(c) for c in columns)))
+    if selector in ("default", "all"):
+        if not shared:
+            raise UsageError("--confidence: the inputs share no score column: "
+                             + " vs ".join(", ".join(c) for c in columns))
+        return [sample_csf(n) for n in shared], False
+    if selector not in shared:
+        raise UsageError(f"--confidence {selector}: not a score column of "
+                         f"{'every input' if len(columns) > 1 else 'this run'} (available: "
+                         f"{', '.join(shared) or 'none'}); confidence_<name> columns are CSF <name>")
+    return [sample_csf(selector)], False

@@ -7,11 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-# (label, artifact key, nested value key or None)
-_ROWS = [("Cmax", "cmax", None), ("AURC", "aurc_full", None), ("AUGRC", "augrc_full", None),
-         ("AURC@C", "aurc_at_c", "value"), ("AUGRC@C", "augrc_at_c", "value"),
-         ("AURC optimal", "aurc_optimal", None), ("excess AURC", "eaurc", None),
-         ("AURC achievable", "aurc_achievable", None)]
+from riskcov.report.keys import SUMMARY, MetricKey, value_of
 
 
 def _fmt(value: float | None, ci: list[float] | None = None) -> str:
@@ -21,10 +17,10 @@ def _fmt(value: float | None, ci: list[float] | None = None) -> str:
     return f"{text} [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else text
 
 
-def _cell(m: dict[str, Any], key: str, sub: str | None) -> str:
+def _cell(m: dict[str, Any], key: MetricKey) -> str:
     ci = m["bootstrap"].get("ci95", {}) if m["bootstrap"] else {}
-    value = m[key][sub] if sub else m[key]
-    return _fmt(value, ci.get(key))
+    value = value_of(m, key)
+    return _fmt(value if isinstance(value, float) else None, ci.get(key.key))
 
 
 def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> None:
@@ -46,15 +42,15 @@ def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> 
             table.add_column(f"right: {right['mode']}")
             table.add_column("delta (right - left)")
             deltas = art["comparison"]["deltas"][name]
-            for label, key, sub in _ROWS:
-                d = deltas.get(key)
-                table.add_row(label, _cell(entry["input_0"], key, sub),
-                              _cell(entry["input_1"], key, sub),
+            for key in SUMMARY:
+                d = deltas.get(key.key)
+                table.add_row(key.label, _cell(entry["input_0"], key),
+                              _cell(entry["input_1"], key),
                               _fmt(d["delta"], d["ci95"] if boot > 0 else None) if d else "")
         else:
             table.add_column(art["inputs"][0]["mode"] or "value")
-            for label, key, sub in _ROWS:
-                table.add_row(label, _cell(entry, key, sub))
+            for key in SUMMARY:
+                table.add_row(key.label, _cell(entry, key))
         console.print(table)
     if art.get("skipped_variants"):
         console.print("skipped: " + ", ".join(art["skipped_variants"]))

@@ -11,10 +11,8 @@ import numpy as np
 
 from riskcov import __version__
 from riskcov.db import one
+from riskcov.report.keys import SCALARS, value_of
 from riskcov.warehouse import resolve_path
-
-_SCALARS = ("cmax", "aurc_full", "augrc_full", "aurc_optimal", "augrc_optimal", "eaurc",
-            "eaugrc", "aurc_achievable")
 
 
 def next_id(con: duckdb.DuckDBPyConnection) -> int:
@@ -59,10 +57,8 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
             lo, hi = bounds if bounds else (None, None)
             rows.append((label, csf, metric, value, lo, hi))
 
-        for k in _SCALARS:
-            add(k, m[k], ci.get(k))
-        for k in ("aurc_at_c", "augrc_at_c"):
-            add(k, m[k]["value"], ci.get(k))
+        for k in SCALARS:
+            add(k.key, value_of(m, k), ci.get(k.key))
         for k, v in m["interpretation"].items():
             add(k, v)
         for key, point in m["mae_at_coverage"].items():

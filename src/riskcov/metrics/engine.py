@@ -12,23 +12,18 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.csf import Csf
 from riskcov.db import one
-from riskcov.inputs import Input
+from riskcov.metrics.hull import achievable
+from riskcov.scoring.scored import Series
 
 ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
+# rc_summary's columns kept per series and replicate
+SUMMARY = ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c", "aurc_optimal",
+           "augrc_optimal", "eaurc", "eaugrc")
+# what a curve keeps of replicate 0's points; threshold last (item estimators map it back)
+CURVE_COLUMNS = ("plateau", "k_cum", "l_cum", "coverage", "selective_risk", "generalized_risk",
+                 "threshold")
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
-
-
-@dataclass(frozen=True)
-class Series:
-    """One curve: an input scored by a CSF. `computed` is the series whose rows are
-    evaluated for it: itself, or an earlier one with the same SQL (llm = total_evidence)."""
-
-    index: int
-    input_no: int
-    csf: Csf
-    computed: int
 
 
 @dataclass
@@ -39,62 +34,6 @@ class Results:
     scalars: dict[str, FloatArray] = field(default_factory=dict)
     curves: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     achievable: dict[int, float] = field(default_factory=dict)
-
-
-def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list[Csf],
-                 participants: list[int], loss: str, estimator: str,
-                 ) -> tuple[list[Series], dict[tuple[int, str], str]]:
-    """Create TEMP TABLE eval_scored; return its series and the problems found per (input, csf)."""
-    con.register("_pop", {"participant_id": np.asarray(participants, dtype=np.int64)})
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_participants AS "
-                "SELECT participant_id FROM _pop")
-    con.unregister("_pop")
-    series: list[Series] = []
-    selects = []
-    first: dict[tuple[int, str], int] = {}
-    for input_no, inp in enumerate(inputs):
-        scale = float(inp.score_range) if loss == "abs_norm" else 1.0
-        for csf in csfs:
-            index = len(series)
-            computed = first.setdefault((input_no, csf.expression), index)
-            s = Series(index, input_no, csf, computed)
-            series.append(s)
-            if computed != index:
-                continue
-            selects.append(
-                f"SELECT {s.index} AS series, {input_no} AS population, i.participant_id,"
-                f" i.item_index, CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.expression} END"
-                " AS confidence,"
-                " CAST(abs(i.pred - i.gt) AS DOUBLE) AS loss,"
-                f" CAST({scale!r} AS DOUBLE) AS loss_scale,"
-                f" CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.problem_sql()} END AS problem"
-                " FROM items AS i JOIN eval_participants USING (participant_id)"
-                " LEFT JOIN item_signals AS s USING (experiment_id, participant_id, item_index)"
-                f" WHERE i.experiment_id = {inp.experiment_id}")
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_scored AS " + " UNION ALL ".join(selects))
-    problems: dict[tuple[int, str], str] = {}
-    rows = con.execute(
-        "SELECT series, arg_min(participant_id, (participant_id, item_index)),"
-        " arg_min(item_index, (participant_id, item_index)),"
-        " arg_min(problem, (participant_id, item_index)), count(*)"
-        " FROM eval_scored WHERE problem IS NOT NULL GROUP BY series ORDER BY series").fetchall()
-    for sid, pid, item, problem, n in rows:
-        for s in series:
-            if s.computed == sid:
-                name = inputs[s.input_no].item_names[item]
-                problems[(s.input_no, s.csf.name)] = (
-                    f"participant {pid}, item {name}: {problem} "
-                    f"({n} predicted item(s) affected)")
-    if estimator != "plateau-trapezoid":
-        # one working point per item: ties broken by participant_id, then item_index
-        con.execute("""
-            CREATE OR REPLACE TEMP TABLE eval_scored AS
-            SELECT * REPLACE (CASE WHEN confidence IS NULL THEN NULL ELSE
-                -CAST(row_number() OVER (PARTITION BY series, confidence IS NULL
-                      ORDER BY confidence DESC, participant_id, item_index) AS DOUBLE) END
-                AS confidence), confidence AS raw_confidence
-            FROM eval_scored""")
-    return series, problems
 
 
 def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
@@ -168,25 +107,16 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
                 "FROM rc_totals('eval_scored', 'eval_samples')")
     con.execute("CREATE OR REPLACE TEMP TABLE eval_points AS "
                 "FROM rc_points('eval_scored', 'eval_samples', 'eval_totals')")
-    m = single_threaded(con, "SELECT * FROM rc_metrics('eval_points', 'eval_totals', ?, ?)",
-                        [area_c, estimator])
-    for name in ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c"):
+    m = single_threaded(
+        con, "SELECT * FROM rc_summary('eval_scored', 'eval_samples', 'eval_points', 'eval_totals',"
+        " 'eval_harmonic', ?, ?)", [area_c, estimator])
+    for name in SUMMARY:
         put(name, m["series"], m["replicate"], m[name])
     present = np.unique(m["replicate"]).astype(np.intp)
-    o = con.execute("""
-        SELECT DISTINCT sc.series, o.replicate, o.aurc_optimal, o.augrc_optimal
-        FROM rc_oracle('eval_scored', 'eval_samples', 'eval_totals', 'eval_harmonic', ?) AS o
-        JOIN (SELECT DISTINCT series, population FROM eval_scored) AS sc USING (population)
-    """, [estimator]).fetchnumpy()
-    for name in ("aurc_optimal", "augrc_optimal"):
-        put(name, o["series"], o["replicate"], o[name])
     if not len(present):  # no participant at all: N = 0, so Cmax and every area are 0 (SPEC §4)
         present = np.array([0], dtype=np.intp)
-        for name in ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c",
-                     "aurc_optimal", "augrc_optimal"):
+        for name in SUMMARY:
             res.scalars[name][:, 0] = 0.0
-    res.scalars["eaurc"] = res.scalars["aurc_full"] - res.scalars["aurc_optimal"]
-    res.scalars["eaugrc"] = res.scalars["augrc_full"] - res.scalars["augrc_optimal"]
     mae = _union_fetch(con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)",
                        [[c, estimator] for c in grid])
     for c in grid:
@@ -212,19 +142,21 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
     if len(present) and present[0] != 0:
         return
     rows = con.execute(
-        "SELECT series, plateau, coverage, selective_risk, generalized_risk, threshold "
-        "FROM eval_points WHERE replicate = 0 ORDER BY series, plateau").fetchall()
+        f"SELECT series, {', '.join(CURVE_COLUMNS)} FROM eval_points WHERE replicate = 0 "
+        "ORDER BY series, plateau").fetchall()
     for s in series:
-        res.curves[s.index] = {"coverage": [], "selective_risk": [], "generalized_risk": [],
-                               "threshold": [], "plateau": []}
-    for sid, plateau, cov, sel_r, gen_r, thr in rows:
+        res.curves[s.index] = {k: [] for k in CURVE_COLUMNS}
+    for sid, *values in rows:
         curve = res.curves[sid]
-        curve["plateau"].append(plateau)
-        curve["coverage"].append(cov)
-        curve["selective_risk"].append(sel_r)
-        curve["generalized_risk"].append(gen_r)
-        curve["threshold"].append(thr if confidence_of is None else confidence_of[(sid, thr)])
-    res.achievable = achievable(con, res, area_c)
+        for k, v in zip(CURVE_COLUMNS, values, strict=True):
+            curve[k].append(v)
+        if confidence_of is not None:
+            curve["threshold"][-1] = confidence_of[(sid, values[-1])]
+    con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS "
+                "FROM eval_samples WHERE replicate = 0")
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_totals0 AS "
+                "FROM rc_totals('eval_scored', 'eval_unit_samples')")
+    res.achievable = achievable(con, res.curves, area_c)
 
 
 def _item_confidences(con: duckdb.DuckDBPyConnection) -> dict[tuple[int, float], float]:
@@ -245,49 +177,3 @@ def copy_aliases(series: list[Series], res: Results) -> None:
             res.curves[s.index] = res.curves[s.computed]
         if s.computed in res.achievable:
             res.achievable[s.index] = res.achievable[s.computed]
-
-
-def hull_indices(coverage: list[float], risk: list[float]) -> list[int]:
-    """Indices of the lower convex hull of the working points (monotone chain, SPEC §4):
-    a point is dropped when the turn it makes is clockwise or within 1e-10 of collinear.
-
-    >>> hull_indices([0.25, 0.375, 0.5], [1.0, 0.9, 0.2])
-    [0, 2]
-    """
-    hull: list[int] = []
-    for j in sorted(range(len(coverage)), key=lambda j: coverage[j]):
-        while len(hull) >= 2:
-            o, a = hull[-2], hull[-1]
-            cross = ((coverage[a] - coverage[o]) * (risk[j] - risk[o])
-                     - (risk[a] - risk[o]) * (coverage[j] - coverage[o]))
-            if cross <= 1e-10:
-                hull.pop()
-            else:
-                break
-        hull.append(j)
-    return hull
-
-
-def achievable(con: duckdb.DuckDBPyConnection, res: Results, area_c: float) -> dict[int, float]:
-    """AURC of each series' hull points, integrated by the same SQL as every other area."""
-    sids, plateaus = [], []
-    for sid, curve in res.curves.items():
-        for j in hull_indices(curve["coverage"], curve["selective_risk"]):
-            sids.append(sid)
-            plateaus.append(curve["plateau"][j])
-    con.register("_hull", {"series": np.asarray(sids, dtype=np.int64),
-                           "plateau": np.asarray(plateaus, dtype=np.int64)})
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE eval_hull AS
-        SELECT p.* REPLACE (
-                   lag(p.coverage) OVER w AS coverage_prev,
-                   lag(p.selective_risk) OVER w AS selective_risk_prev,
-                   lag(p.generalized_risk) OVER w AS generalized_risk_prev)
-        FROM eval_points AS p JOIN _hull AS h USING (series, plateau)
-        WHERE p.replicate = 0
-        WINDOW w AS (PARTITION BY p.series ORDER BY p.plateau)""")
-    con.unregister("_hull")
-    rows = con.execute(
-        "SELECT series, aurc_full FROM rc_metrics('eval_hull', 'eval_totals', ?, "
-        "'plateau-trapezoid') WHERE replicate = 0", [area_c]).fetchall()
-    return {int(sid): float(v) for sid, v in rows}

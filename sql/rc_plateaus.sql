@@ -1,0 +1,22 @@
+-- Plateaus of the RC curve (SPEC §4) per series and replicate: every distinct confidence
+-- (plateau 1 = most confident) with the predicted items k and raw loss sum l it adds, weighted
+-- by the replicate's multiplicities. `samples` names a relation (replicate, participant_id,
+-- multiplicity): the point estimate is replicate 0 with every multiplicity 1; a bootstrap
+-- replicate is only other weights. Ties enter together; a plateau that only one participant
+-- has needs no sum across participants.
+CREATE OR REPLACE MACRO rc_plateaus(scored, samples) AS TABLE
+WITH cells AS (
+    FROM rc_cells(scored) WHERE n_pred > 0
+)
+SELECT c.series, s.replicate, c.plateau, c.confidence AS threshold,
+       s.multiplicity * c.n_pred AS k, s.multiplicity * c.loss_sum AS l
+FROM cells AS c
+JOIN query_table(samples) AS s USING (participant_id)
+WHERE NOT c.shared
+UNION ALL
+SELECT c.series, s.replicate, c.plateau, any_value(c.confidence),
+       sum(s.multiplicity * c.n_pred), sum(s.multiplicity * c.loss_sum)
+FROM cells AS c
+JOIN query_table(samples) AS s USING (participant_id)
+WHERE c.shared
+GROUP BY c.series, s.replicate, c.plateau;

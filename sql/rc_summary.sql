@@ -1,0 +1,17 @@
+-- Every scalar of SPEC §4 that is not a grid lookup, per series and replicate: rc_metrics'
+-- Cmax and areas with rc_oracle's optimal areas and the excess metrics (eaurc = aurc -
+-- aurc_optimal, eaugrc likewise), defined here once for `evaluate` and `v_metrics`.
+-- The arguments are rc_oracle's and rc_metrics'; a series reaches its population's oracle
+-- through totals.
+CREATE OR REPLACE MACRO rc_summary(scored, samples, points, totals, harmonic, area_c, estimator)
+AS TABLE
+WITH pop AS (
+    SELECT DISTINCT series, population, replicate FROM query_table(totals)
+)
+SELECT m.*, o.aurc_optimal, o.augrc_optimal,
+       m.aurc_full - o.aurc_optimal AS eaurc,
+       m.augrc_full - o.augrc_optimal AS eaugrc
+FROM rc_metrics(points, totals, area_c, estimator) AS m
+JOIN pop USING (series, replicate)
+JOIN rc_oracle(scored, samples, totals, harmonic, estimator) AS o
+    ON o.population = pop.population AND o.replicate = m.replicate;

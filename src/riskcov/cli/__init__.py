@@ -1,0 +1,39 @@
+"""The typer CLI: each command opens the warehouse and calls one library function.
+
+One module per command group; `app` holds the shared options and the error mapping.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from riskcov.cli import evaluate, ingest, warehouse
+from riskcov.cli.app import app
+
+
+def _version(value: bool) -> None:
+    if value:
+        import duckdb
+
+        from riskcov import __version__
+
+        typer.echo(f"riskcov {__version__} (duckdb {duckdb.__version__})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the riskcov and DuckDB versions.")] = False,
+) -> None:
+    """riskcov: a DuckDB metrics warehouse for selective prediction."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+__all__ = ["app", "evaluate", "ingest", "main", "warehouse"]

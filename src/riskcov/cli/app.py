@@ -1,0 +1,113 @@
+"""The typer app, its shared options and the one place errors become messages and exit codes."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from riskcov.errors import RiskcovError, UsageError
+
+try:  # typer >= 0.25 vendors click
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+except ImportError:  # pragma: no cover - older typer on real click
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef]
+from typer.core import TyperGroup
+
+INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in riskcov, not in the user's data or flags
+INTERRUPTED = 130
+
+
+class _OneLineErrors(TyperGroup):
+    """Usage errors (a missing option, a value of the wrong type) as one `error:` line and
+    exit 2, like every other riskcov error, instead of click's boxed usage text."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        try:
+            rv = super().main(*args, **{**kwargs, "standalone_mode": False})
+        except NoArgsIsHelpError as exc:
+            exc.show()
+            rv = exc.exit_code
+        except ClickException as exc:
+            err(exc.format_message().replace("\n", " "))
+            rv = exc.exit_code
+        except typer.Abort:
+            err("interrupted; nothing was stored")
+            rv = INTERRUPTED
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(
+    cls=_OneLineErrors,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="riskcov: a DuckDB metrics warehouse for selective prediction.",
+)
+
+WarehouseOpt = Annotated[
+    Path | None,
+    typer.Option("--warehouse", help="DuckDB file (default $RISKCOV_WAREHOUSE or "
+                 "warehouse/riskcov.duckdb).", show_default=False),
+]
+T = TypeVar("T")
+
+
+def err(message: str) -> None:
+    """One line on stderr."""
+    typer.echo(f"error: {message}", err=True)
+
+
+def guarded(fn: Callable[..., T]) -> Callable[..., T]:
+    """Typed riskcov errors become one line and their exit code; anything else escaping the
+    library is a riskcov bug: one line that says so, and exit 70."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except RiskcovError as exc:
+            err(str(exc))
+            raise typer.Exit(exc.exit_code) from None
+        except (typer.Exit, typer.Abort):
+            raise
+        except KeyboardInterrupt:
+            raise typer.Abort() from None
+        except Exception as exc:
+            first = (str(exc).splitlines() or [""])[0]
+            err(f"internal error ({type(exc).__name__}: {first}); nothing was stored. This is a "
+                "bug in riskcov: please report it with the command you ran")
+            raise typer.Exit(INTERNAL_ERROR) from None
+
+    return wrapper
+
+
+@contextmanager
+def stderr_bar(show: bool, label: str, total: int) -> Iterator[Callable[..., Any] | None]:
+    """A transient rich progress bar on stderr, yielding its update(completed=..., advance=...,
+    description=...); None (draw nothing) unless `show` and stderr is a terminal."""
+    if not (show and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        yield functools.partial(bar.update, bar.add_task(label, total=total))
+
+
+def floats(flag: str, text: str | None) -> list[float] | None:
+    """A comma-separated list of numbers given to `flag`, or None when not given."""
+    if text is None:
+        return None
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"{flag} {text}: give comma-separated numbers, e.g. 0.1,0.2") from None

@@ -1,0 +1,73 @@
+"""`riskcov runs` and `riskcov migrate`: what the warehouse holds and its schema."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.runs import list_runs
+from riskcov.warehouse import open_warehouse
+
+
+@app.command()
+@guarded
+def runs(
+    as_json: Annotated[bool, typer.Option("--json", help="JSON on stdout.")] = False,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """List ingested runs and experiments with participant, item and abstention counts."""
+    with open_warehouse(warehouse) as con:
+        listing = list_runs(con)
+    if as_json:
+        typer.echo(json.dumps(listing, indent=2))
+        return
+    if not listing:
+        typer.echo("no runs yet: riskcov ingest PATH...")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("run_id", "mode", "participants", "failed", "items", "predicted", "abstained",
+                  "abstention", "ingested_at", box=None)
+    for run in listing:
+        for e in run["experiments"]:
+            table.add_row(run["run_id"], str(e["mode"]), str(e["participants"]), str(e["failed"]),
+                          str(e["items"]), str(e["predicted"]), str(e["abstained"]),
+                          f"{e['abstention_rate']:.1%}", run["ingested_at"][:19])
+    Console(width=200).print(table)
+
+
+@app.command()
+@guarded
+def migrate(
+    list_only: Annotated[bool, typer.Option("--list", help="Show migrations; write nothing.")] = False,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Apply pending schema migrations (opening the warehouse does it too)."""
+    from riskcov import migrations
+    from riskcov.warehouse import connect, resolve_path
+
+    path = resolve_path(warehouse)
+    known = migrations.load_migrations()
+    if list_only:
+        con = connect(path, read_only=True) if path.exists() else None
+        try:
+            for s in migrations.status(con, known):
+                state = f"applied {s.applied_at[:19]}" if s.applied_at else "pending"
+                typer.echo(f"{s.migration.version:04d}_{s.migration.name}  {state}")
+        finally:
+            if con is not None:
+                con.close()
+        return
+    con = connect(path)
+    try:
+        applied = migrations.migrate(con, known)
+    finally:
+        con.close()
+    for m in applied:
+        typer.echo(f"applied {m.version:04d}_{m.name}")
+    if not applied:
+        typer.echo("up to date")

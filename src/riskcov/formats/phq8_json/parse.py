@@ -1,0 +1,206 @@
+"""The PHQ-8 run JSON of SPEC §2: load the document strictly, walk its experiments, and name
+the file, experiment, participant and field of the first problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from riskcov.errors import InputError
+from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
+from riskcov.formats.phq8_json.columns import ExperimentColumns, ExperimentRows, add_participant, to_columns
+from riskcov.formats.phq8_json.store import fill
+from riskcov.formats.phq8_json.validate import (
+    FORMAT_NAME,
+    ITEMS,
+    SCORE_MAX,
+    SCORE_MIN,
+    FieldError,
+    NonFinite,
+    check_finite,
+    participant_id_of,
+    show,
+)
+
+
+def _experiment(exp: Any, index: int) -> tuple[ExperimentRecord, ExperimentRows]:
+    if not isinstance(exp, dict):
+        raise FieldError(f"is {show(exp)}, not an object")
+    prov = exp.get("provenance")
+    res = exp.get("results")
+    if not isinstance(res, dict):
+        raise FieldError(f"results is {'missing' if res is None else show(res)}, not an object")
+    rows = res.get("results")
+    if not isinstance(rows, list):
+        raise FieldError(f"results.results is {'missing' if rows is None else show(rows)}, not a list")
+    mode = _mode(exp)
+    cols = ExperimentColumns()
+    seen: set[int] = set()
+    for pos, r in enumerate(rows):
+        if not isinstance(r, dict):
+            raise FieldError(f"results.results[{pos}] is {show(r)}, not an object")
+        try:
+            pid = participant_id_of(r)
+        except FieldError as bad:
+            raise FieldError(f"results.results[{pos}]: {bad}") from None
+        try:
+            if pid in seen:
+                raise FieldError("participant_id is duplicated in this experiment")
+            seen.add(pid)
+            add_participant(r, pid, cols)
+        except FieldError as bad:
+            raise FieldError(f"participant {pid}: {bad}") from None
+    if prov is not None:
+        check_finite(prov, "provenance")
+    record = ExperimentRecord(
+        index=index,
+        loss_kind="abs_error",
+        mode=mode,
+        provenance_json=json.dumps(prov) if prov is not None else None,
+        item_names=list(ITEMS),
+        score_min=SCORE_MIN,
+        score_max=SCORE_MAX,
+    )
+    return record, to_columns(cols)
+
+
+def _mode(exp: dict[str, Any]) -> str | None:
+    prov, res = exp.get("provenance"), exp.get("results")
+    for source in (prov, res):
+        if isinstance(source, dict) and isinstance(source.get("mode"), str):
+            return str(source["mode"])
+    return None
+
+
+def _load(path: Path, data: bytes) -> tuple[Any, bool]:
+    """The document, and whether it holds a NaN/Infinity literal anywhere."""
+    seen: list[NonFinite] = []
+
+    def constant(text: str) -> NonFinite:
+        seen.append(NonFinite(text))
+        return seen[-1]
+
+    try:
+        return json.loads(data, parse_constant=constant), bool(seen)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        if _truncated(data):
+            raise InputError(f"{path}: truncated JSON: the file ends inside an open object, list "
+                             "or string") from None
+        raise InputError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise InputError(f"{path}: invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
+        raise InputError(f"{path}: invalid JSON: {str(exc).splitlines()[0]}") from None
+
+
+def parse(con: duckdb.DuckDBPyConnection | None, path: Path, data: bytes,
+          options: IngestOptions | None = None) -> ParsedRun:
+    """Validate a run file and return its rows; InputError names file, experiment, participant, field."""
+    doc, non_finite = _load(path, data)
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: the top level is {show(doc)}, not an object")
+    meta = doc.get("run_metadata")
+    if not isinstance(meta, dict):
+        raise InputError(f"{path}: run_metadata is missing or not an object")
+    run_id = meta.get("run_id")
+    if not isinstance(run_id, str) or not run_id:
+        raise InputError(f"{path}: run_metadata.run_id = {show(run_id)} is not a non-empty string")
+    try:
+        check_finite(meta, "run_metadata")
+    except FieldError as bad:
+        raise InputError(f"{path}: {bad}") from None
+    experiments = doc.get("experiments")
+    if not isinstance(experiments, list) or not experiments:
+        what = ("missing" if experiments is None else "empty" if experiments == []
+                else show(experiments))
+        raise InputError(f"{path}: experiments is {what}; at least one experiment is required")
+    modes = [_mode(e) if isinstance(e, dict) else None for e in experiments]
+    parsed = []
+    for index, exp in enumerate(experiments):
+        try:
+            parsed.append(_experiment(exp, index))
+        except FieldError as bad:
+            raise InputError(f"{path}: experiment {_label(modes, index)}: {bad}") from None
+    where = _first_non_finite(doc, []) if non_finite else None
+    if where is not None:  # strict JSON everywhere, also in fields riskcov does not store
+        raise InputError(f"{path}: {_describe(doc, modes, where)} is not valid strict JSON")
+    text = _text_or_none
+    rows = [r for _, r in parsed]
+    n_part = sum(len(r.participants["participant_id"]) for r in rows)
+    n_items = sum(len(r.items["participant_id"]) for r in rows)
+    return ParsedRun(
+        run_id=run_id,
+        git_commit=text(meta.get("git_commit")),
+        timestamp=text(meta.get("timestamp")),
+        metadata_json=json.dumps(meta),
+        input_format=FORMAT_NAME,
+        experiments=[e for e, _ in parsed],
+        fill=lambda con, ids: fill(con, ids, rows),
+        summary=f"{len(rows)} experiment(s), {n_part} participants, {n_items} items",
+        rows=list(rows),
+    )
+
+
+def _label(modes: list[str | None], index: int) -> str:
+    mode = modes[index]
+    if mode and modes.count(mode) == 1:
+        return mode
+    return f"#{index}" + (f" ({mode})" if mode else "")
+
+
+def _first_non_finite(value: Any, where: list[str | int]) -> list[str | int] | None:
+    """The path to the first NaN/Infinity literal in the document, if any."""
+    if isinstance(value, NonFinite):
+        return where
+    items = value.items() if isinstance(value, dict) else (
+        enumerate(value) if isinstance(value, list) else ())
+    for key, child in items:
+        found = _first_non_finite(child, [*where, key])
+        if found is not None:
+            return found
+    return None
+
+
+def _describe(doc: Any, modes: list[str | None], where: list[str | int]) -> str:
+    """`experiment X, participant P: field = NaN` (or the plain path outside results)."""
+    value = doc
+    for key in where:
+        value = value[key]
+    if where[:1] == ["experiments"] and len(where) >= 5 and where[2:4] == ["results", "results"]:
+        exp = _label(modes, int(where[1]))
+        row = doc["experiments"][where[1]]["results"]["results"][where[4]]
+        field = ".".join(str(k) for k in where[5:])
+        return f"experiment {exp}, participant {row.get('participant_id')}: {field} = {value.text}"
+    dotted = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in where).lstrip(".")
+    return f"{dotted} = {value.text}"
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _truncated(data: bytes) -> bool:
+    """True when the text ends inside an open object or list (a cut-off file)."""
+    depth, in_str, escape = 0, False, False
+    for ch in data.decode("utf-8", "replace"):
+        if in_str:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return depth > 0 or in_str

@@ -1,0 +1,79 @@
+"""What `riskcov evaluate` takes besides the warehouse, and its usage checks."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from riskcov.errors import UsageError
+from riskcov.metrics.engine import ESTIMATORS
+from riskcov.report.keys import grid_key
+
+DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+DEFAULT_ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
+MAX_RESAMPLES = 10_000_000
+LOSSES = ("abs", "abs_norm", "given")
+
+
+@dataclass
+class Options:
+    """Everything `evaluate` takes besides the warehouse."""
+
+    inputs: list[str]
+    modes: list[str] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    seeds: list[str] = field(default_factory=list)
+    splits: list[str] = field(default_factory=list)
+    domains: list[str] = field(default_factory=list)
+    loss: str | None = None  # None: the experiment's default (abs_norm for PHQ-8, given per-sample)
+    confidence: str = "default"
+    coverage_grid: list[float] = field(default_factory=lambda: list(DEFAULT_GRID))
+    area_coverage: float = 0.5
+    bootstrap_resamples: int = 10_000
+    seed: int = 42
+    intersection_only: bool = False
+    estimator: str = "plateau-trapezoid"
+    alpha_grid: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
+    chunk_replicates: int = 0  # 0: sized from the analysis set
+
+    @property
+    def criteria(self) -> dict[str, list[str]]:
+        """How inputs pick their experiment, by flag (see selection.resolve)."""
+        return {"--mode": self.modes, "--method": self.methods, "--seed": self.seeds,
+                "--split": self.splits, "--domain": self.domains}
+
+    def check(self) -> None:
+        """Usage errors before any work is done."""
+        if self.loss is not None and self.loss not in LOSSES:
+            raise UsageError(f"--loss {self.loss}: choose abs or abs_norm (PHQ-8 runs) or given "
+                             "(per-sample runs)")
+        if self.estimator not in ESTIMATORS:
+            raise UsageError(f"--estimator {self.estimator}: choose one of {', '.join(ESTIMATORS)}")
+        if not 0.0 < self.area_coverage <= 1.0:
+            raise UsageError(f"--area-coverage {self.area_coverage!r} is not in (0, 1]")
+        if not self.coverage_grid:
+            raise UsageError("--coverage-grid needs at least one value")
+        for c in self.coverage_grid:
+            if not 0.0 < c <= 1.0:
+                raise UsageError(f"--coverage-grid value {c!r} is not in (0, 1]")
+        keys = [grid_key(c) for c in self.coverage_grid]
+        if len(set(keys)) != len(keys):
+            raise UsageError("--coverage-grid values must differ in their first two decimals")
+        if not self.alpha_grid:
+            raise UsageError("--alpha-grid needs at least one value")
+        for a in self.alpha_grid:
+            if not (math.isfinite(a) and a >= 0.0):
+                raise UsageError(f"--alpha-grid value {a!r} is not a finite number >= 0")
+        keys = [grid_key(a) for a in self.alpha_grid]
+        if len(set(keys)) != len(keys):
+            raise UsageError("--alpha-grid values must differ in their first two decimals")
+        if self.bootstrap_resamples > MAX_RESAMPLES:
+            raise UsageError(f"--bootstrap-resamples {self.bootstrap_resamples} is more than "
+                             f"{MAX_RESAMPLES:,}")
+        if not 0 <= self.seed < 2**32:
+            raise UsageError(f"--seed {self.seed} is not in 0..2**32-1")
+        if self.bootstrap_resamples > 0 and self.estimator != "plateau-trapezoid":
+            raise UsageError("bootstrap CIs are computed for --estimator plateau-trapezoid; "
+                             "pass --bootstrap-resamples 0 with another estimator")
+
+

@@ -1,0 +1,1 @@
+"""Reporting: the metrics artifact, the stored evaluation rows and the console summary."""
