@@ -77,6 +77,12 @@ class CliResult:
     exit_code: int
     stdout: str
     stderr: str
+    exception: BaseException | None = None
+
+    @property
+    def crashed(self) -> bool:
+        """An exception escaped the command (a traceback for the user)."""
+        return self.exception is not None and not isinstance(self.exception, SystemExit)
 
 
 RunCli = Callable[..., CliResult]
@@ -93,8 +99,8 @@ def run_cli() -> RunCli:
     def invoke(args: list[str | os.PathLike[str]], env: Mapping[str, str | None] | None = None,
                ) -> CliResult:
         full_env: dict[str, str | None] = {"RISKCOV_WAREHOUSE": None, **(env or {})}
-        result = runner.invoke(app, [str(a) for a in args], env=full_env, catch_exceptions=False)
-        return CliResult(result.exit_code, result.stdout, result.stderr)
+        result = runner.invoke(app, [str(a) for a in args], env=full_env)
+        return CliResult(result.exit_code, result.stdout, result.stderr, result.exception)
 
     return invoke
 

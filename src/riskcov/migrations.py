@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.db import one
+from riskcov.db import one, transaction
 from riskcov.errors import MigrationError
 from riskcov.resources import resource_dir
 
@@ -106,16 +106,14 @@ def migrate(con: duckdb.DuckDBPyConnection, known: list[Migration] | None = None
     con.execute(LEDGER_DDL)
     pending = [s.migration for s in status(con, known) if s.applied_at is None]
     for mig in pending:
-        con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(mig.sql)
-            con.execute(
-                "INSERT INTO schema_migrations VALUES (?, ?, ?, now()::TIMESTAMP)",
-                [mig.version, mig.name, mig.sha256],
-            )
-            con.execute("COMMIT")
+            with transaction(con):
+                con.execute(mig.sql)
+                con.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, ?, now()::TIMESTAMP)",
+                    [mig.version, mig.name, mig.sha256],
+                )
         except duckdb.Error as exc:
-            con.execute("ROLLBACK")
             first = str(exc).splitlines()[0]
             raise MigrationError(
                 f"migration {mig.version:04d}_{mig.name}.sql failed and was rolled back: {first}"

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from riskcov import __version__
-from riskcov.db import one
+from riskcov.db import one, transaction
 from riskcov.errors import LockedError, RiskcovError
 from riskcov.migrations import migrate
 from riskcov.resources import resource_dir
@@ -93,18 +93,13 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
     from riskcov.scoring.csf import check_registry
 
     check_registry()
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for name, sql in objects:
             try:
                 con.execute(sql)
             except duckdb.Error as exc:
                 raise RiskcovError(f"sql/{name}.sql: {str(exc).splitlines()[0]}") from exc
         _set_meta(con, "sql_objects_sha256", digest)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:

@@ -6,42 +6,20 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from riskcov.cli import app
 from riskcov.warehouse import open_warehouse
 
-
-@dataclass(frozen=True)
-class Outcome:
-    exit_code: int
-    stdout: str
-    stderr: str
-    exception: BaseException | None
-
-    @property
-    def crashed(self) -> bool:
-        """An exception escaped the command (a traceback for the user)."""
-        return self.exception is not None and not isinstance(self.exception, SystemExit)
-
-
-Invoke = Callable[[Sequence[str | os.PathLike[str]]], Outcome]
+Invoke = Callable[[Sequence[str | os.PathLike[str]]], Any]
 
 
 @pytest.fixture
-def riskcov() -> Invoke:
-    """`riskcov([...args])`: run `riskcov ...` in-process; RISKCOV_WAREHOUSE never leaks in."""
-    runner = CliRunner()
-
-    def invoke(args: Sequence[str | os.PathLike[str]]) -> Outcome:
-        r = runner.invoke(app, [str(a) for a in args], env={"RISKCOV_WAREHOUSE": None})
-        return Outcome(r.exit_code, r.stdout, r.stderr, r.exception)
-
-    return invoke
+def riskcov(run_cli: Any) -> Invoke:
+    """`riskcov([...args])`: the shared `run_cli` runner with the args as one sequence."""
+    return lambda args: run_cli(list(args))
 
 
 @pytest.fixture(scope="session")
