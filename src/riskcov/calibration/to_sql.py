@@ -9,7 +9,7 @@ isotonic: numpy.interp's slope * (x - x_k) + y_k on the segment x_k <= x < x_k+1
 >>> from riskcov.calibration.artifact import Calibrator, Temperature
 >>> cal = Calibrator("temperature_scaling", (), "correctness", Temperature(0.5))
 >>> sql = f"SELECT round({value_sql(cal, 'CAST(0.75 AS DOUBLE)')}, 12)"
->>> duckdb.connect().execute(sql).fetchone()[0]  # sigmoid(2 ln 3) = 9 / 10
+>>> duckdb.connect().execute(sql).fetchall()[0][0]  # sigmoid(2 ln 3) = 9 / 10
 0.9
 """
 
@@ -99,8 +99,8 @@ def to_sql(cal: Calibrator, inputs: Mapping[str, str]) -> str:
     >>> from riskcov.calibration.artifact import Linear
     >>> cal = Calibrator("logistic", ("a", "b"), "loss", Linear((0.5, 0.25), 0.5, "identity",
     ...                  (1.0, 0.0), (2.0, 1.0)))
-    >>> duckdb.connect().execute(f"SELECT {to_sql(cal, {'a': '3.0', 'b': '-2.0'})}").fetchone()[0]
-    0.5
+    >>> duckdb.connect().execute(f"SELECT {to_sql(cal, {'a': '3.0', 'b': '-2.0'})}").fetchall()
+    [(0.5,)]
     """
     if not cal.features:
         raise UsageError(f"{cal.source}: the calibrator names no features; use it as "
