@@ -134,8 +134,9 @@ class _Checker:
             self.bad(field, value, "is not a positive number")
         return x
 
-    def numbers(self, value: Any, field: str, n: int | None = None,
-                positive: bool = False) -> tuple[float, ...]:
+    def numbers(
+        self, value: Any, field: str, n: int | None = None, positive: bool = False
+    ) -> tuple[float, ...]:
         if not isinstance(value, list):
             self.bad(field, value, "is not a list of numbers")
         check = self.positive if positive else self.number
@@ -206,8 +207,10 @@ def _isotonic(c: _Checker, doc: Mapping[str, Any]) -> Isotonic:
         c.fail(f"model.y_thresholds has {len(ys)} numbers for {len(xs)} x_thresholds")
     for i in range(1, len(xs)):
         if not xs[i] > xs[i - 1]:
-            c.fail(f"model.x_thresholds[{i}] = {_show(model['x_thresholds'][i])} is not above "
-                   f"model.x_thresholds[{i - 1}] = {_show(model['x_thresholds'][i - 1])}")
+            c.fail(
+                f"model.x_thresholds[{i}] = {_show(model['x_thresholds'][i])} is not above "
+                f"model.x_thresholds[{i - 1}] = {_show(model['x_thresholds'][i - 1])}"
+            )
     return Isotonic(xs, ys)
 
 
@@ -250,8 +253,9 @@ def load(path: Path | str) -> Calibrator:
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} "
-                         f"column {exc.colno}") from exc
+        raise InputError(
+            f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
     except ValueError as exc:
         raise InputError(f"{source}: {exc}") from exc
     return parse(doc, source)
@@ -262,12 +266,17 @@ def _model_json(model: Model) -> dict[str, Any]:
         return {"temperature": model.temperature}
     if isinstance(model, Isotonic):
         return {"x_thresholds": list(model.x_thresholds), "y_thresholds": list(model.y_thresholds)}
-    return {"coefficients": list(model.coefficients), "intercept": model.intercept, "link": model.link,
-            "scaler": {"mean": list(model.mean), "std": list(model.std)}}
+    return {
+        "coefficients": list(model.coefficients),
+        "intercept": model.intercept,
+        "link": model.link,
+        "scaler": {"mean": list(model.mean), "std": list(model.std)},
+    }
 
 
-def to_json(cal: Calibrator, *, fitted_on: FittedOn, metrics: Mapping[str, float | int | None]
-            ) -> dict[str, Any]:
+def to_json(
+    cal: Calibrator, *, fitted_on: FittedOn, metrics: Mapping[str, float | int | None]
+) -> dict[str, Any]:
     """Our artifact: SPEC §11's fields, plus `fitted_on` and `metrics`.
 
     >>> cal = Calibrator("temperature_scaling", ("token_msp",), "correctness", Temperature(1.5))
@@ -282,8 +291,12 @@ def to_json(cal: Calibrator, *, fitted_on: FittedOn, metrics: Mapping[str, float
         "features": list(cal.features),
         "target": cal.target,
         "model": _model_json(cal.model),
-        "fitted_on": {"run": fitted_on.run, "sha256": fitted_on.sha256, "mode": fitted_on.mode,
-                      "n": fitted_on.n},
+        "fitted_on": {
+            "run": fitted_on.run,
+            "sha256": fitted_on.sha256,
+            "mode": fitted_on.mode,
+            "n": fitted_on.n,
+        },
         "metrics": dict(metrics),
     }
     if isinstance(cal.model, Temperature):
@@ -292,8 +305,9 @@ def to_json(cal: Calibrator, *, fitted_on: FittedOn, metrics: Mapping[str, float
     return doc
 
 
-def write(path: Path | str, cal: Calibrator, *, fitted_on: FittedOn,
-          metrics: Mapping[str, float | int | None]) -> None:
+def write(
+    path: Path | str, cal: Calibrator, *, fitted_on: FittedOn, metrics: Mapping[str, float | int | None]
+) -> None:
     """Write our artifact as strict JSON (floats by repr, so they read back exactly)."""
     doc = to_json(cal, fitted_on=fitted_on, metrics=metrics)
     text = json.dumps(doc, indent=2, sort_keys=True, allow_nan=False)

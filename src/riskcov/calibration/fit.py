@@ -52,8 +52,9 @@ def default_value(name: str) -> float:
     return 0.0
 
 
-def target_values(pred: npt.ArrayLike, gt: npt.ArrayLike, target: Target, *,
-                  loss_scale: float = 3.0) -> Array:
+def target_values(
+    pred: npt.ArrayLike, gt: npt.ArrayLike, target: Target, *, loss_scale: float = 3.0
+) -> Array:
     """The fitting target of each predicted item: correctness (abs error 0), near_correct (≤ 1),
     or loss (1 - abs/loss_scale; PHQ-8 scores span 3).
 
@@ -91,8 +92,9 @@ def fit_temperature(p: npt.ArrayLike, y: npt.ArrayLike) -> float:
     y = _binary(np.asarray(y, dtype=np.float64), "temperature scaling")
     bad = ~((p >= 0) & (p <= 1))
     if bad.any():
-        raise InputError(f"temperature scaling needs probability-like values in [0, 1], got "
-                         f"{float(p[bad][0])!r}")
+        raise InputError(
+            f"temperature scaling needs probability-like values in [0, 1], got {float(p[bad][0])!r}"
+        )
     c = np.clip(p, EPS, 1.0 - EPS)
     z = np.log(c / (1.0 - c))
     if not z.any():
@@ -154,8 +156,7 @@ def fit_logistic(x: npt.ArrayLike, y: npt.ArrayLike) -> Linear:
     y = _binary(np.asarray(y, dtype=np.float64), "logistic calibration")
     if y.min() == y.max():
         # the unpenalised intercept would run off to ±infinity
-        raise InputError(f"logistic calibration needs both outcomes; all {y.size} items are "
-                         f"{int(y[0])}")
+        raise InputError(f"logistic calibration needs both outcomes; all {y.size} items are {int(y[0])}")
     penalty = np.ones(a.shape[1])
     penalty[0] = 0.0
     theta = np.zeros(a.shape[1])
@@ -175,8 +176,9 @@ def fit_logistic(x: npt.ArrayLike, y: npt.ArrayLike) -> Linear:
         theta = theta - t * step
         if np.max(np.abs(t * step)) <= 1e-14 * (1.0 + np.max(np.abs(theta))):
             break
-    return Linear(tuple(theta[1:].tolist()), float(theta[0]), "sigmoid", tuple(mean.tolist()),
-                  tuple(std.tolist()))
+    return Linear(
+        tuple(theta[1:].tolist()), float(theta[0]), "sigmoid", tuple(mean.tolist()), tuple(std.tolist())
+    )
 
 
 def fit_ridge(x: npt.ArrayLike, y: npt.ArrayLike, alpha: float = 1.0) -> Linear:
@@ -186,8 +188,9 @@ def fit_ridge(x: npt.ArrayLike, y: npt.ArrayLike, alpha: float = 1.0) -> Linear:
     penalty = np.full(a.shape[1], alpha)
     penalty[0] = 0.0
     theta = np.linalg.solve(a.T @ a + np.diag(penalty), a.T @ y)
-    return Linear(tuple(theta[1:].tolist()), float(theta[0]), "identity", tuple(mean.tolist()),
-                  tuple(std.tolist()))
+    return Linear(
+        tuple(theta[1:].tolist()), float(theta[0]), "identity", tuple(mean.tolist()), tuple(std.tolist())
+    )
 
 
 def fit_isotonic(x: npt.ArrayLike, y: npt.ArrayLike) -> Isotonic:
@@ -215,8 +218,13 @@ def fit_isotonic(x: npt.ArrayLike, y: npt.ArrayLike) -> Isotonic:
     return Isotonic(tuple(ux[keep].tolist()), tuple(fitted[keep].tolist()))
 
 
-def fit(method: Method, features: Sequence[str], target: Target, x: npt.ArrayLike, y: npt.ArrayLike,
-        ) -> Calibrator:
+def fit(
+    method: Method,
+    features: Sequence[str],
+    target: Target,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+) -> Calibrator:
     """Fit `method` on the feature matrix x (one column per feature) against target values y.
 
     platt/logistic on the `loss` target is ridge regression with an identity link.

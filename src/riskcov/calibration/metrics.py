@@ -29,8 +29,9 @@ def _register(con: duckdb.DuckDBPyConnection, cols: dict[str, npt.NDArray[Any]])
     return name
 
 
-def calibration_metrics(con: duckdb.DuckDBPyConnection, prob: npt.ArrayLike, correct: npt.ArrayLike,
-                        n_bins: int = 10) -> Metrics:
+def calibration_metrics(
+    con: duckdb.DuckDBPyConnection, prob: npt.ArrayLike, correct: npt.ArrayLike, n_bins: int = 10
+) -> Metrics:
     """n, ECE (n_bins equal-width bins), NLL (clipped at 1e-6), Brier, AUROC (correct positive,
     ties ½; None with one class present) of probabilities `prob` against 0/1 `correct`."""
     p = np.asarray(prob, dtype=np.float64)
@@ -43,16 +44,24 @@ def calibration_metrics(con: duckdb.DuckDBPyConnection, prob: npt.ArrayLike, cor
         raise ValueError("correct must be 0 or 1")
     if p.size == 0:
         return {"n": 0, "ece": None, "nll": None, "brier": None, "auroc": None, "n_bins": n_bins}
-    cal = _register(con, {"series": np.zeros(p.size, dtype=np.int64), "prob": p,
-                          "correct": y.astype(np.int64)})
+    cal = _register(
+        con, {"series": np.zeros(p.size, dtype=np.int64), "prob": p, "correct": y.astype(np.int64)}
+    )
     try:
-        rows = con.execute(f"SELECT n, ece, nll, brier FROM prob_calibration('{cal}', ?)",
-                           [n_bins]).fetchall()
+        rows = con.execute(
+            f"SELECT n, ece, nll, brier FROM prob_calibration('{cal}', ?)", [n_bins]
+        ).fetchall()
     finally:
         con.unregister(cal)
     (row,) = rows  # one series in, one row out
-    return {"n": int(row[0]), "ece": row[1], "nll": row[2], "brier": row[3],
-            "auroc": auroc(con, p, y), "n_bins": n_bins}
+    return {
+        "n": int(row[0]),
+        "ece": row[1],
+        "nll": row[2],
+        "brier": row[3],
+        "auroc": auroc(con, p, y),
+        "n_bins": n_bins,
+    }
 
 
 def auroc(con: duckdb.DuckDBPyConnection, score: npt.ArrayLike, correct: npt.ArrayLike) -> float | None:
@@ -62,8 +71,7 @@ def auroc(con: duckdb.DuckDBPyConnection, score: npt.ArrayLike, correct: npt.Arr
     positive = np.asarray(correct, dtype=np.float64) == 1
     if s.size == 0:
         return None
-    roc = _register(con, {"series": np.zeros(s.size, dtype=np.int64), "score": s,
-                          "positive": positive})
+    roc = _register(con, {"series": np.zeros(s.size, dtype=np.int64), "score": s, "positive": positive})
     try:
         rows = con.execute(f"SELECT auroc FROM rc_auroc('{roc}')").fetchall()
     finally:
@@ -72,8 +80,13 @@ def auroc(con: duckdb.DuckDBPyConnection, score: npt.ArrayLike, correct: npt.Arr
     return value
 
 
-def before_after(con: duckdb.DuckDBPyConnection, before: npt.ArrayLike, after: npt.ArrayLike,
-                 correct: npt.ArrayLike, n_bins: int = 10) -> Metrics:
+def before_after(
+    con: duckdb.DuckDBPyConnection,
+    before: npt.ArrayLike,
+    after: npt.ArrayLike,
+    correct: npt.ArrayLike,
+    n_bins: int = 10,
+) -> Metrics:
     """The artifact's `metrics`: `<metric>_before` / `<metric>_after` for the raw and the
     calibrated confidence. ECE, NLL and Brier need a probability, so for a raw confidence outside
     [0, 1] (an evidence count) they are None; AUROC needs only a ranking and is always given.

@@ -28,15 +28,26 @@ from riskcov.calibration.fit import EPS, default_value
 from riskcov.errors import UsageError
 
 # numeric per-item signals stored as item_signals columns of the same name
-_NUMERIC_COLUMNS = frozenset({
-    "llm_evidence_count", "keyword_evidence_count", "retrieval_reference_count",
-    "retrieval_similarity_mean", "retrieval_similarity_max", "verbalized_confidence", "token_msp",
-    "token_pe", "token_energy", "consistency_modal_confidence", "consistency_score_std",
-    "consistency_na_rate",
-})
+_NUMERIC_COLUMNS = frozenset(
+    {
+        "llm_evidence_count",
+        "keyword_evidence_count",
+        "retrieval_reference_count",
+        "retrieval_similarity_mean",
+        "retrieval_similarity_max",
+        "verbalized_confidence",
+        "token_msp",
+        "token_pe",
+        "token_energy",
+        "consistency_modal_confidence",
+        "consistency_score_std",
+        "consistency_na_rate",
+    }
+)
 # known signals that are not numbers: only their null takes the default (as in the reference)
-_OTHER_COLUMNS = frozenset({"evidence_source", "consistency_samples", "inference_used",
-                            "inference_type", "inference_marker"})
+_OTHER_COLUMNS = frozenset(
+    {"evidence_source", "consistency_samples", "inference_used", "inference_type", "inference_marker"}
+)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -64,8 +75,10 @@ def _temperature(m: Temperature, x: str) -> str:
 
 
 def _linear(m: Linear, xs: list[str]) -> str:
-    terms = [f"((({x}) - {d(mu)}) / {d(sd)}) * {d(w)}"
-             for x, mu, sd, w in zip(xs, m.mean, m.std, m.coefficients, strict=True)]
+    terms = [
+        f"((({x}) - {d(mu)}) / {d(sd)}) * {d(w)}"
+        for x, mu, sd, w in zip(xs, m.mean, m.std, m.coefficients, strict=True)
+    ]
     z = f"{d(m.intercept)} + ({' + '.join(terms)})"
     return _sigmoid(z) if m.link == "sigmoid" else _clip01(z)
 
@@ -88,8 +101,10 @@ def value_sql(cal: Calibrator, x: str) -> str:
     if isinstance(cal.model, Isotonic):
         return _isotonic(cal.model, x)
     if len(cal.features) != 1:
-        raise UsageError(f"{cal.source}: a {cal.method} calibrator of {len(cal.features)} "
-                         "features cannot calibrate a single confidence value")
+        raise UsageError(
+            f"{cal.source}: a {cal.method} calibrator of {len(cal.features)} "
+            "features cannot calibrate a single confidence value"
+        )
     return _linear(cal.model, [x])
 
 
@@ -103,8 +118,10 @@ def to_sql(cal: Calibrator, inputs: Mapping[str, str]) -> str:
     [(0.5,)]
     """
     if not cal.features:
-        raise UsageError(f"{cal.source}: the calibrator names no features; use it as "
-                         "verbalized_calibrated or calibrated:<csf>")
+        raise UsageError(
+            f"{cal.source}: the calibrator names no features; use it as "
+            "verbalized_calibrated or calibrated:<csf>"
+        )
     missing = [f for f in cal.features if f not in inputs]
     if missing:
         raise ValueError(f"no SQL input for feature {missing[0]}")
@@ -132,14 +149,19 @@ def feature_sql(name: str, *, normalise: bool = False) -> str:
     if name in _NUMERIC_COLUMNS:
         raw = f"coalesce(CAST(s.{name} AS DOUBLE), {fallback})"
     elif name in _OTHER_COLUMNS:
-        raw = (f"CASE WHEN s.{name} IS NULL THEN {fallback} ELSE error({where} || ': item_signals.{name}"
-               f" = ' || CAST(s.{name} AS VARCHAR) || ' is not a number (a calibrator feature)') END")
+        shown = f"CAST(to_json(s.{name}) AS VARCHAR)"
+        raw = (
+            f"CASE WHEN s.{name} IS NULL THEN {fallback} ELSE error({where} || ': item_signals.{name}"
+            f" = ' || {shown} || ' is not a number (a calibrator feature)') END"
+        )
     else:
         j = f"json_extract(s.extra_signals, '$.\"{name}\"')"
-        raw = (f"CASE WHEN {j} IS NULL OR json_type({j}) = 'NULL' THEN {fallback} "
-               f"WHEN json_type({j}) IN ('BIGINT', 'UBIGINT', 'DOUBLE') THEN CAST({j} AS DOUBLE) "
-               f"ELSE error({where} || ': item_signals.{name} = ' || CAST({j} AS VARCHAR)"
-               " || ' is not a number (a calibrator feature)') END")
+        raw = (
+            f"CASE WHEN {j} IS NULL OR json_type({j}) = 'NULL' THEN {fallback} "
+            f"WHEN json_type({j}) IN ('BIGINT', 'UBIGINT', 'DOUBLE') THEN CAST({j} AS DOUBLE) "
+            f"ELSE error({where} || ': item_signals.{name} = ' || CAST({j} AS VARCHAR)"
+            " || ' is not a number (a calibrator feature)') END"
+        )
     if normalise and name == "verbalized_confidence":
         return _clip01(f"({raw} - {d(1.0)}) / {d(4.0)}")
     return raw
@@ -160,8 +182,11 @@ def evaluate(con: duckdb.DuckDBPyConnection, cal: Calibrator, x: npt.ArrayLike) 
     cols: dict[str, npt.NDArray[np.generic]] = {"rid": np.arange(xm.shape[0], dtype=np.int64)}
     cols.update({f"c{j}": np.ascontiguousarray(xm[:, j]) for j in range(width)})
     name = f"_riskcov_calibrate_{id(cols)}"
-    expr = (to_sql(cal, {f: f"r.c{j}" for j, f in enumerate(cal.features)}) if cal.features
-            else value_sql(cal, "r.c0"))
+    expr = (
+        to_sql(cal, {f: f"r.c{j}" for j, f in enumerate(cal.features)})
+        if cal.features
+        else value_sql(cal, "r.c0")
+    )
     con.register(name, cols)
     try:
         rows = con.execute(f"SELECT {expr} FROM {name} AS r ORDER BY r.rid").fetchall()
