@@ -89,6 +89,10 @@ class FittedOn:
     n: int
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -142,7 +146,7 @@ class _Checker:
         check = self.positive if positive else self.number
         out = tuple(check(v, f"{field}[{i}]") for i, v in enumerate(value))
         if n is not None and len(out) != n:
-            self.fail(f"{field} has {len(out)} numbers for {n} features")
+            self.fail(f"{field} has {_count(len(out), 'number')}, the features {_count(n, 'name')}")
         return out
 
     def choice(self, value: Any, field: str, options: tuple[str, ...]) -> str:
@@ -204,7 +208,7 @@ def _isotonic(c: _Checker, doc: Mapping[str, Any]) -> Isotonic:
     if not xs:
         c.fail("model.x_thresholds is empty")
     if len(ys) != len(xs):
-        c.fail(f"model.y_thresholds has {len(ys)} numbers for {len(xs)} x_thresholds")
+        c.fail(f"model.y_thresholds has {_count(len(ys), 'number')}, model.x_thresholds {len(xs)}")
     for i in range(1, len(xs)):
         if not xs[i] > xs[i - 1]:
             c.fail(
