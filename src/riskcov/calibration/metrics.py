@@ -3,11 +3,11 @@
 The macros `prob_calibration` (sql/prob_calibration.sql) and `rc_auroc` (sql/rc_auroc.sql) must
 be installed on the connection; nothing here recomputes them in Python.
 
->>> import duckdb
->>> from riskcov.resources import resource_dir
+>>> from pathlib import Path
+>>> sql = Path(__file__).resolve().parents[3] / "sql"  # a source checkout's sql/
 >>> con = duckdb.connect()
 >>> for f in ("prob_calibration.sql", "rc_auroc.sql"):
-...     _ = con.execute((resource_dir("sql") / f).read_text())
+...     _ = con.execute((sql / f).read_text())
 >>> calibration_metrics(con, np.array([0.25, 0.75]), np.array([0, 1]))
 {'n': 2, 'ece': 0.25, 'nll': 0.2876820724517809, 'brier': 0.0625, 'auroc': 1.0, 'n_bins': 10}
 """
@@ -91,11 +91,11 @@ def before_after(
     calibrated confidence. ECE, NLL and Brier need a probability, so for a raw confidence outside
     [0, 1] (an evidence count) they are None; AUROC needs only a ranking and is always given.
 
-    >>> import duckdb
-    >>> from riskcov.resources import resource_dir
+    >>> from pathlib import Path
+    >>> sql = Path(__file__).resolve().parents[3] / "sql"
     >>> con = duckdb.connect()
     >>> for f in ("prob_calibration.sql", "rc_auroc.sql"):
-    ...     _ = con.execute((resource_dir("sql") / f).read_text())
+    ...     _ = con.execute((sql / f).read_text())
     >>> m = before_after(con, [0.0, 3.0], [0.25, 0.75], [0, 1])
     >>> m["ece_before"], m["auroc_before"], m["ece_after"]
     (None, 1.0, 0.25)

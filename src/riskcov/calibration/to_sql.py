@@ -16,6 +16,7 @@ isotonic: numpy.interp's slope * (x - x_k) + y_k on the segment x_k <= x < x_k+1
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Mapping
 
@@ -85,31 +86,42 @@ def _linear(m: Linear, xs: list[str]) -> str:
 
 def _isotonic(m: Isotonic, x: str) -> str:
     xs, ys = m.x_thresholds, m.y_thresholds
-    whens = [f"WHEN ({x}) IS NULL THEN NULL", f"WHEN ({x}) < {d(xs[0])} THEN {d(ys[0])}"]
+    whens = [f"WHEN ({x}) < {d(xs[0])} THEN {d(ys[0])}"]
     for (x0, y0), (x1, y1) in itertools.pairwise(zip(xs, ys, strict=True)):
         # the slope is computed here as numpy.interp computes it, then embedded exactly
         slope = (y1 - y0) / (x1 - x0)
-        whens.append(f"WHEN ({x}) < {d(x1)} THEN {d(slope)} * (({x}) - {d(x0)}) + {d(y0)}")
+        if math.isfinite(slope):
+            value = f"{d(slope)} * (({x}) - {d(x0)}) + {d(y0)}"
+        else:  # knots a subnormal apart: interpolate by the fraction of the gap instead
+            value = f"{d(y0)} + ((({x}) - {d(x0)}) / {d(x1 - x0)}) * {d(y1 - y0)}"
+        whens.append(f"WHEN ({x}) < {d(x1)} THEN {value}")
     return _clip01(f"CASE {' '.join(whens)} ELSE {d(ys[-1])} END")
+
+
+def _null_safe(xs: list[str], expr: str) -> str:
+    # least/greatest skip NULLs, so a NULL input would become a clip bound: keep it NULL
+    nulls = " OR ".join(f"({x}) IS NULL" for x in xs)
+    return f"CASE WHEN {nulls} THEN NULL ELSE {expr} END"
 
 
 def value_sql(cal: Calibrator, x: str) -> str:
     """The calibrator applied to the one value `x` (SQL): `verbalized_calibrated` and
     `calibrated:<csf>`. Takes temperature scaling, isotonic, or a one-feature platt/logistic."""
     if isinstance(cal.model, Temperature):
-        return _temperature(cal.model, x)
+        return _null_safe([x], _temperature(cal.model, x))
     if isinstance(cal.model, Isotonic):
-        return _isotonic(cal.model, x)
+        return _null_safe([x], _isotonic(cal.model, x))
     if len(cal.features) != 1:
         raise UsageError(
             f"{cal.source}: a {cal.method} calibrator of {len(cal.features)} "
             "features cannot calibrate a single confidence value"
         )
-    return _linear(cal.model, [x])
+    return _null_safe([x], _linear(cal.model, [x]))
 
 
 def to_sql(cal: Calibrator, inputs: Mapping[str, str]) -> str:
-    """The calibrated confidence over `inputs`, a SQL expression for each of cal.features.
+    """The calibrated confidence over `inputs`, a SQL expression for each of cal.features;
+    NULL when an input is NULL (feature_sql's inputs never are).
 
     >>> from riskcov.calibration.artifact import Linear
     >>> cal = Calibrator("logistic", ("a", "b"), "loss", Linear((0.5, 0.25), 0.5, "identity",
@@ -127,7 +139,7 @@ def to_sql(cal: Calibrator, inputs: Mapping[str, str]) -> str:
         raise ValueError(f"no SQL input for feature {missing[0]}")
     xs = [inputs[f] for f in cal.features]
     if isinstance(cal.model, Linear):
-        return _linear(cal.model, xs)
+        return _null_safe(xs, _linear(cal.model, xs))
     return value_sql(cal, xs[0])
 
 
