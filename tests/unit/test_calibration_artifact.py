@@ -63,7 +63,7 @@ _TRAINING = {
     "run_id": "19b42478",
     "trained_at": "2026-01-03T18:10:00.000000Z",
 }
-REF_LOGISTIC = {
+REF_LOGISTIC: dict[str, Any] = {
     "features": ["llm_evidence_count", "retrieval_similarity_mean", "verbalized_confidence"],
     "method": "logistic",
     "model": {
@@ -78,7 +78,7 @@ REF_LOGISTIC = {
     "validation_metrics": {"auc_roc": 0.78, "brier_score": 0.18, "ece": 0.05},
     "version": "1.0",
 }
-REF_PLATT_LOSS = {
+REF_PLATT_LOSS: dict[str, Any] = {
     "features": ["retrieval_similarity_mean"],
     "method": "platt",
     "model": {
@@ -93,7 +93,7 @@ REF_PLATT_LOSS = {
     "validation_metrics": {"mae": 0.21, "mse": 0.07},
     "version": "1.0",
 }
-REF_ISOTONIC = {
+REF_ISOTONIC: dict[str, Any] = {
     "features": ["token_msp"],
     "method": "isotonic",
     "model": {"x_thresholds": [0.31, 0.52, 0.88, 0.97], "y_thresholds": [0.2, 0.5, 0.5, 0.9]},
@@ -103,7 +103,7 @@ REF_ISOTONIC = {
     "validation_metrics": {"auc_roc": 0.7, "brier_score": 0.2, "ece": 0.03},
     "version": "1.0",
 }
-REF_TEMPERATURE = {
+REF_TEMPERATURE: dict[str, Any] = {
     "features": ["token_msp"],
     "method": "temperature_scaling",
     "model": {"temperature": 1.75},
@@ -113,7 +113,7 @@ REF_TEMPERATURE = {
     "validation_metrics": {"auc_roc": 0.7, "brier_score": 0.2, "ece": 0.03},
     "version": "1.0",
 }
-SPEC_049_EXAMPLE = {
+SPEC_049_EXAMPLE: dict[str, Any] = {
     "method": "logistic",
     "version": "1.0",
     "features": ["llm_evidence_count", "retrieval_similarity_mean", "verbalized_confidence"],
@@ -146,7 +146,7 @@ def _file(tmp_path: Path, doc: Any) -> Path:
             Calibrator(
                 "logistic",
                 tuple(REF_LOGISTIC["features"]),
-                "correctness",  # type: ignore[arg-type]
+                "correctness",
                 Linear((0.4123, 0.2876, 0.5512), 0.6931, "sigmoid", (1.5, 0.75, 3.2), (0.8, 0.12, 0.9)),
             ),
         ),
@@ -178,7 +178,7 @@ def _file(tmp_path: Path, doc: Any) -> Path:
             Calibrator(
                 "logistic",
                 tuple(SPEC_049_EXAMPLE["features"]),
-                "correctness",  # type: ignore[arg-type]
+                "correctness",
                 Linear((0.23, 0.45, 0.32), -1.2, "sigmoid", (1.5, 0.75, 3.2), (0.8, 0.12, 0.9)),
             ),
         ),
@@ -193,9 +193,10 @@ def test_reference_files_load(tmp_path: Path, doc: Any, expected: Calibrator) ->
 
 def test_missing_link_on_loss_target_is_identity() -> None:
     doc = copy.deepcopy(REF_PLATT_LOSS)
-    del doc["model"]["link"]  # type: ignore[attr-defined]
-    assert isinstance(parse(doc, "x.json").model, Linear)
-    assert parse(doc, "x.json").model.link == "identity"  # type: ignore[union-attr]
+    del doc["model"]["link"]
+    model = parse(doc, "x.json").model
+    assert isinstance(model, Linear)
+    assert model.link == "identity"
 
 
 def test_equal_temperatures_in_both_places() -> None:

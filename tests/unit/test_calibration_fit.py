@@ -32,7 +32,8 @@ def nll(p: np.ndarray, y: np.ndarray, t: float | np.ndarray) -> np.ndarray:
     per temperature when t is a vector."""
     c = np.clip(p, 1e-6, 1 - 1e-6)
     z = np.log(c / (1 - c)) / np.asarray(t, dtype=float)[..., None]
-    return np.mean(np.logaddexp(0.0, np.where(y == 1, -z, z)), axis=-1)
+    out: np.ndarray = np.mean(np.logaddexp(0.0, np.where(y == 1, -z, z)), axis=-1)
+    return out
 
 
 def grid_temperature(p: np.ndarray, y: np.ndarray) -> float:
@@ -52,7 +53,8 @@ def grid_temperature(p: np.ndarray, y: np.ndarray) -> float:
 
 def standardise(x: np.ndarray) -> np.ndarray:
     std = np.array([math.sqrt(sum((v - col.mean()) ** 2 for v in col) / len(col)) for col in x.T])
-    return (x - x.mean(axis=0)) / np.where(std == 0, 1.0, std)
+    out: np.ndarray = (x - x.mean(axis=0)) / np.where(std == 0, 1.0, std)
+    return out
 
 
 def isotonic_oracle(x: list[float], y: list[Fraction]) -> dict[float, Fraction]:
@@ -277,5 +279,5 @@ def test_fit_dispatch() -> None:
 )
 def test_fit_refuses(method: str, features: list[str], target: str, message: str) -> None:
     with pytest.raises(UsageError) as exc:
-        fit(method, features, target, np.zeros((2, len(features))), np.array([0.0, 1.0]))  # type: ignore[arg-type]
+        fit(method, features, target, np.zeros((2, len(features))), np.array([0.0, 1.0]))
     assert str(exc.value) == message
