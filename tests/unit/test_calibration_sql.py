@@ -181,7 +181,8 @@ def signals() -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def features(c: duckdb.DuckDBPyConnection, expr: str, where: str = "TRUE") -> list[float]:
-    sql = f"SELECT {expr} FROM item_signals AS s WHERE {where} ORDER BY s.participant_id, s.item_index"
+    order = "s.experiment_id, s.participant_id, s.item_index"
+    sql = f"SELECT {expr} FROM item_signals AS s WHERE {where} ORDER BY {order}"
     return [r[0] for r in c.execute(sql).fetchall()]
 
 
