@@ -34,12 +34,14 @@ from typing import NoReturn
 import duckdb
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
 from riskcov.errors import UsageError
 from riskcov.user_csf_sql import render, show
 
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 2000, 400, 40
+STATEMENT = "statements are not allowed: write one expression"
 
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 # keys of a row and the raw key list: not signals a confidence may read
@@ -62,10 +64,11 @@ class CompiledExpression:
         """
         keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
         whens = [f"WHEN NOT list_contains({keys}, '{c}') THEN '{c} is missing'" for c in self.columns]
-        nulls = ", ".join([f"CASE WHEN s.{c} IS NULL THEN '{c}' END" for c in self.columns] + ["NULL"])
+        nulls = ", ".join(f"CASE WHEN s.{c} IS NULL THEN '{c}' END" for c in self.columns)
+        # only a null signal can make the result null: NULL literals are refused and CASE needs ELSE
         whens.append(
-            f"WHEN ({self.sql}) IS NULL THEN 'the confidence is null (null signal: ' || "
-            f"coalesce(nullif(concat_ws(', ', {nulls}), ''), 'none') || ')'"
+            f"WHEN ({self.sql}) IS NULL THEN "
+            f"'the confidence is null (null signal: ' || concat_ws(', ', {nulls}) || ')'"
         )
         whens.append(
             f"WHEN NOT isfinite({self.sql}) THEN 'the confidence is ' || "
@@ -118,9 +121,8 @@ def name_ok(name: str, builtin: Collection[str]) -> None:
     riskcov.errors.UsageError: csf name llm: llm is already a built-in confidence selector
     """
     if not _NAME.match(name):
-        raise UsageError(
-            f"csf name {show(name)!a}: use 1 to 64 characters a-z, 0-9 and _, starting with a letter"
-        )
+        shown = ascii(name if len(name) <= 64 else name[:61] + "...")  # escaped: one line
+        raise UsageError(f"csf name {shown}: use 1 to 64 characters a-z, 0-9 and _, starting with a letter")
     if name in builtin or name in ("default", "all"):
         raise UsageError(f"csf name {name}: {name} is already a built-in confidence selector")
 
@@ -168,24 +170,31 @@ def _parse(text: str, prefix: str) -> exp.Expression:
         fail(f"the expression has more than {MAX_TOKENS} tokens")
     if any(t.token_type.name == "SEMICOLON" for t in tokens):
         fail("';' is not allowed: write one expression, not statements")
+    duck = Dialect.get_or_raise("duckdb")
+    first = tokens[0].token_type
+    # what sqlglot would parse as a statement (COPY, ATTACH, PRAGMA, SET, LOAD, CALL, ...)
+    if first in duck.parser_class.STATEMENT_PARSERS or first in duck.tokenizer_class.COMMANDS:
+        fail(f"{tokens[0].text.upper()} {STATEMENT}")
     logger = logging.getLogger("sqlglot")
-    quiet, logger.disabled = logger.disabled, True  # else it warns on stderr about raw Commands
+    quiet, logger.disabled = logger.disabled, True  # it warns on stderr when it falls back to a Command
     try:
-        root = sqlglot.parse_one(text, read="duckdb")
+        root = sqlglot.parse_one(text, read=duck)
     except ParseError as exc:
-        first = exc.errors[0] if exc.errors else {}
-        why = re.sub(r"<class 'sqlglot\.[\w.]*\.(\w+)'>", r"\1", str(first.get("description", exc)))
-        fail(f"it does not parse: {why.splitlines()[0]} (column {first.get('col', '?')})")
+        first_error = exc.errors[0] if exc.errors else {}
+        why = re.sub(r"<class 'sqlglot\.[\w.]*\.(\w+)'>", r"\1", str(first_error.get("description", exc)))
+        fail(f"it does not parse: {why.splitlines()[0]} (column {first_error.get('col', '?')})")
     except RecursionError:
         fail(f"the expression nests deeper than {MAX_DEPTH} levels")
     finally:
         logger.disabled = quiet
+    if isinstance(root, exp.Command):  # e.g. `if x then 1` read as a T-SQL IF statement
+        fail(f"{tokens[0].text.upper()} {STATEMENT}")
+    if any(node.depth > MAX_DEPTH for node in root.walk()):
+        fail(f"the expression nests deeper than {MAX_DEPTH} levels")
     if root.find(exp.Query, exp.Subquery, exp.Values) is not None:
         fail("subqueries are not allowed")
     if isinstance(root, exp.Alias):
-        fail(f"{show(root.sql('duckdb'), 40)}: aliases are not allowed")
-    if not isinstance(root, exp.Condition) or not isinstance(root, exp.Expression):
-        fail(f"{tokens[0].text.upper()} statements are not allowed: write one expression")
-    if any(node.depth > MAX_DEPTH for node in root.walk()):
-        fail(f"the expression nests deeper than {MAX_DEPTH} levels")
+        fail(f"aliases are not allowed (read as {show(root.sql('duckdb'), 40)})")
+    if not isinstance(root, exp.Expression):
+        fail(f"{show(root.sql('duckdb'), 40)} is not allowed")
     return root

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import NoReturn
@@ -22,6 +23,7 @@ from riskcov.errors import UsageError
 
 NUM, BOOL, TEXT = "number", "condition", "text"
 _Names = dict[type[exp.Expression], str]
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INTS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
          "UBIGINT", "UHUGEINT", "FLOAT", "REAL"}  # fmt: skip
 _UNARY: _Names = {exp.Abs: "abs", exp.Exp: "exp", exp.Ln: "ln", exp.Sqrt: "sqrt", exp.Sign: "sign",
@@ -54,8 +56,12 @@ def render(root: exp.Expression, columns: Mapping[str, str], label: str) -> tupl
 
 
 def show(text: str, limit: int = 60) -> str:
-    """`text` on one line, cut to `limit` characters: messages quote the user's text."""
-    flat = " ".join(text.split())
+    r"""`text` on one ASCII line, cut to `limit` characters: messages quote the user's text.
+
+    >>> show("a\u200b  +\n b")
+    'a\\u200b + b'
+    """
+    flat = "".join(ch if " " <= ch <= "~" else ascii(ch)[1:-1] for ch in " ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
@@ -73,6 +79,9 @@ class _Piece:
 
 class _Compiler:
     def __init__(self, columns: Mapping[str, str], label: str) -> None:
+        bad = [c for c in columns if not _IDENTIFIER.match(c)]
+        if bad:  # they are printed as they are: a caller's mistake, not the user's
+            raise ValueError(f"signal column name {bad[0]!r} is not a plain identifier")
         self.columns, self.label = columns, label
         self.lookup = {c.lower(): c for c in columns}  # DuckDB folds identifier case, quoted too
         self.read: dict[str, None] = {}
@@ -106,7 +115,8 @@ class _Compiler:
         """Refuse any non-empty argument besides the operands (e.g. TRY casts, FLOOR(x, 2))."""
         extra = [k for k, v in node.args.items() if v not in (None, False, []) and k not in operands]
         if extra:
-            self.fail(f"{_short(node)}: {extra[0]} is not allowed")
+            what = node.sql_name() if isinstance(node, exp.Func) else node.key.upper()
+            self.fail(f"{what}: {extra[0]} is not allowed")
 
     def r(self, node: exp.Expression) -> _Piece:
         t = type(node)
