@@ -279,15 +279,16 @@ def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDe
     """Validate a per-sample table and (re)create TEMP TABLEs staged_samples and staged_scores.
 
     Raises InputError (one line: file, row, column, value) on the first problem in file order,
-    leaving neither table behind; UsageError for a file name that is not a per-sample table.
+    leaving neither table behind (nor those of an earlier call); UsageError for a file name
+    that is not a per-sample table.
     """
+    _drop(con, "staged_samples", "staged_scores", RAW, TYPED, EXPS, INDEX)
     if path.suffix.lower() not in _FORMATS:
         raise UsageError(
             f"{path}: not a per-sample table: the name must end in .csv, .parquet, .jsonl or .ndjson"
         )
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    _drop(con, "staged_samples", "staged_scores", RAW, TYPED, EXPS, INDEX)
     kept_order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone() == (True,)
     try:
         if not kept_order:  # row numbers are the raw table's row ids: its rows must keep file order
