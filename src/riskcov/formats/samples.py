@@ -271,8 +271,8 @@ def _stage(
 
 
 def _drop(con: duckdb.DuckDBPyConnection, *tables: str) -> None:
-    for t in tables:  # temp.main: never a table of the caller's database of the same name
-        con.execute(f"DROP TABLE IF EXISTS temp.main.{t}")
+    # temp.main: never a table of the caller's database of the same name
+    con.execute("; ".join(f"DROP TABLE IF EXISTS temp.main.{t}" for t in tables))
 
 
 def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDefaults) -> StagedSamples:
