@@ -1,0 +1,333 @@
+"""Per-sample tables (SPEC §9): read a CSV, Parquet or JSONL file, validate it, stage it.
+
+`stage_samples` reads the file with DuckDB's own readers into a raw temp table (CSV cells all
+as text, so every type decision and message is ours, not the sniffer's), checks the header,
+types every column in one SQL pass, reports the first problem in file order (lowest row, then
+leftmost column) as one line, and only then fills two temp tables:
+
+- `staged_samples`: one row per sample, with its experiment (method, seed, split, domain),
+  `row_number` (1-based data row of the file), `sample_index` (0-based, file order within
+  its experiment), `sample_id`, `cluster` and `cluster_no` (dense rank 1..C of the cluster
+  within its experiment: numeric order for an integer column, else text order; SPEC §5's
+  sorted participants), `abstained`, `loss`, `label`, `prediction`, `prob`;
+- `staged_scores`: one row per sample and score column (`confidence` is CSF `confidence`,
+  `confidence_<name>` is CSF `<name>`); NULL for an abstained sample, whatever the file says.
+
+Decisions: a null in a present method/seed/split/domain/cluster/abstained column is an error
+(a default applies only to a missing column); the loss columns are required on every row,
+abstained or not; with `loss` or `correct` given, `label` and `prediction` are kept as class
+ids; unknown columns are refused (a typo would otherwise drop a score silently). Ids are
+integers when the column is typed as integers, or, in a CSV, when every value is spelled as
+one. Booleans are `true`/`false` (any case) or 0/1.
+
+>>> import duckdb, tempfile
+>>> d = Path(tempfile.mkdtemp())
+>>> _ = (d / "m.csv").write_text("sample_id,confidence,correct\\n1,0.9,true\\n2,0.2,0\\n")
+>>> con = duckdb.connect()
+>>> staged = stage_samples(con, d / "m.csv", SampleDefaults())
+>>> staged.csfs, staged.loss_source, staged.experiments[0]
+(('confidence',), 'correct', SampleExperiment(method='m', seed=0, split='test', domain='id', \
+n_samples=2, n_abstained=0))
+>>> con.sql("SELECT sample_id, loss FROM staged_samples ORDER BY row_number").fetchall()
+[('1', 0.0), ('2', 1.0)]
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import duckdb
+
+from riskcov.errors import InputError, UsageError
+from riskcov.formats.samples_checks import (
+    BOOL,
+    FLOAT,
+    INT,
+    RAW,
+    TEXT,
+    TYPED,
+    Plan,
+    Source,
+    canonical_integers,
+    id_key,
+    literal,
+    plan_columns,
+    show,
+    typed_sql,
+)
+
+_FORMATS = {".csv": "CSV", ".parquet": "Parquet", ".jsonl": "JSON lines", ".ndjson": "JSON lines"}
+_INTS = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+}
+_EXPERIMENT = "method, seed, split, domain"
+EXPS, INDEX = "_riskcov_samples_experiments", "_riskcov_samples_index"
+_SAMPLES_DDL = """CREATE TEMP TABLE staged_samples (method VARCHAR NOT NULL, seed BIGINT NOT NULL,
+    split VARCHAR NOT NULL, domain VARCHAR NOT NULL, row_number BIGINT NOT NULL,
+    sample_index BIGINT NOT NULL, sample_id VARCHAR NOT NULL, cluster VARCHAR NOT NULL,
+    cluster_no BIGINT NOT NULL, abstained BOOLEAN NOT NULL, loss DOUBLE NOT NULL, label VARCHAR,
+    prediction VARCHAR, prob DOUBLE)"""
+_SCORES_DDL = """CREATE TEMP TABLE staged_scores (method VARCHAR NOT NULL, seed BIGINT NOT NULL,
+    split VARCHAR NOT NULL, domain VARCHAR NOT NULL, sample_id VARCHAR NOT NULL, csf VARCHAR NOT NULL,
+    confidence DOUBLE)"""
+
+
+@dataclass(frozen=True)
+class SampleDefaults:
+    """Values for the experiment columns a file lacks (None: the file's stem, 0, `test`, `id`)."""
+
+    method: str | None = None
+    seed: int | None = None
+    split: str | None = None
+    domain: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.method == "" or self.split == "":
+            raise UsageError("a default method or split must not be empty")
+        if self.seed is not None and (type(self.seed) is not int or not -(2**63) <= self.seed < 2**63):
+            raise UsageError(f"default seed {self.seed!r} is not a 64-bit integer")
+        if self.domain not in (None, "id", "ood"):
+            raise UsageError(f'default domain "{self.domain}" is not id or ood')
+
+
+class SampleExperiment(NamedTuple):
+    """One (method, seed, split, domain) of a staged file and its sample counts."""
+
+    method: str
+    seed: int
+    split: str
+    domain: str
+    n_samples: int
+    n_abstained: int
+
+
+@dataclass(frozen=True)
+class StagedSamples:
+    """What `stage_samples` found: CSFs (sorted), loss source, experiments (sorted), columns."""
+
+    path: Path
+    n_rows: int
+    csfs: tuple[str, ...]
+    loss_source: str  # "loss" | "correct" | "label_prediction"
+    experiments: tuple[SampleExperiment, ...]
+    columns: tuple[str, ...]  # the file's columns, in file order
+    numeric_clusters: bool  # cluster_no follows numeric order (else text order)
+
+    @property
+    def has_prob(self) -> bool:
+        return "prob" in self.columns
+
+    @property
+    def has_cluster(self) -> bool:
+        return "cluster" in self.columns
+
+    @property
+    def has_abstained(self) -> bool:
+        return "abstained" in self.columns
+
+    @property
+    def has_label(self) -> bool:
+        return "label" in self.columns
+
+    @property
+    def has_prediction(self) -> bool:
+        return "prediction" in self.columns
+
+
+def _reason(exc: duckdb.Error) -> str:
+    """DuckDB's message as one line: its first line, and for a CSV error the reason given."""
+    lines = [line.strip() for line in str(exc).splitlines()] or [""]
+    first = re.sub(r"^[A-Za-z ]*Error: ", "", lines[0])
+    if first.startswith("CSV Error on Line"):
+        # the reason is the last line before the advice; the offending line itself may span lines
+        end = next((i for i, line in enumerate(lines) if line.startswith("Possible")), len(lines))
+        reason = next((x for x in reversed(lines[1:end]) if x and not x.startswith("Original Line")), "")
+        first = f"{first}: {reason}" if reason else first
+    return first
+
+
+def _csv_header(path: Path) -> list[str]:
+    # DuckDB renames repeated and empty header names (a, a_1, column2); read them as written
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            return next(csv.reader(f), [])
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: unreadable CSV: the header is not UTF-8 text") from None
+    except csv.Error as exc:
+        raise InputError(f"{path}: unreadable CSV: {exc}") from None
+
+
+def _kind(duck_type: str) -> str:
+    if duck_type in _INTS:
+        return INT
+    if duck_type in ("FLOAT", "DOUBLE") or duck_type.startswith("DECIMAL"):
+        return FLOAT
+    return BOOL if duck_type == "BOOLEAN" else TEXT
+
+
+def _read(con: duckdb.DuckDBPyConnection, path: Path) -> list[Source]:
+    """Create RAW from the file (columns c0, c1, ...; row order kept) and return its columns."""
+    p, fmt = literal(str(path)), _FORMATS[path.suffix.lower()]
+    if fmt == "CSV":
+        names = _csv_header(path)
+        cols = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(names)))
+        con.execute(f"""CREATE TEMP TABLE {RAW} AS SELECT * FROM read_csv({p}, header = true,
+            auto_detect = false, columns = {{{cols}}}, delim = ',', quote = '"', escape = '"',
+            comment = '', skip = 0, strict_mode = true, null_padding = false, encoding = 'utf-8')""")
+        return [Source(name, f"c{i}", TEXT) for i, name in enumerate(names)]
+    if fmt == "Parquet":
+        reader = f"read_parquet({p})"
+    else:
+        # the whole file decides the types, so a late string makes a JSON column, not a failed cast
+        json_args = f"{p}, format = 'newline_delimited', records = true"
+        found = con.execute(f"DESCRIBE SELECT * FROM read_json({json_args}, sample_size = -1)").fetchall()
+        spec = ", ".join(
+            f"{literal(n)}: {literal(t if _kind(t) != TEXT or t == 'VARCHAR' else 'JSON')}"
+            for n, t, *_ in found
+        )
+        reader = f"read_json({json_args}, auto_detect = false, columns = {{{spec}}})"
+    described = con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()
+    sources, select = [], []
+    for i, (name, duck_type, *_) in enumerate(described):
+        ident = '"' + name.replace('"', '""') + '"'
+        kind = _kind(duck_type)
+        if kind == TEXT and duck_type != "VARCHAR":
+            ident = f"({ident} ->> '$')" if duck_type == "JSON" else f"CAST({ident} AS VARCHAR)"
+        select.append(f"{ident} AS c{i}")
+        sources.append(Source(name, f"c{i}", kind))
+    con.execute(f"CREATE TEMP TABLE {RAW} AS SELECT {', '.join(select)} FROM {reader}")
+    return sources
+
+
+def _cluster_order(con: duckdb.DuckDBPyConnection, plan: Plan, is_csv: bool) -> tuple[bool, str]:
+    """Whether clusters sort as numbers, and the SQL of their numeric key (NULL when not)."""
+    src = plan.get("cluster") or plan.get("sample_id")
+    assert src is not None  # plan_columns requires sample_id
+    numeric = src.kind in (INT, FLOAT)
+    if src.kind == TEXT and is_csv:
+        numeric = bool(con.execute(f"SELECT {canonical_integers(src)} FROM {RAW}").fetchone() == (True,))
+    return numeric, id_key(src) if numeric else "CAST(NULL AS HUGEINT)"
+
+
+def _raise_first_problem(con: duckdb.DuckDBPyConnection, path: Path, plan: Plan) -> None:
+    """The first problem in file order: lowest row, then leftmost column; repeated ids included."""
+    problems = [f"p{i}" for i in range(len(plan.order))]
+    found = con.execute(f"""SELECT row_number, {", ".join(problems)} FROM {TYPED}
+        WHERE coalesce({", ".join(problems)}) IS NOT NULL ORDER BY row_number LIMIT 1""").fetchone()
+    # a repeat is the second row of an (experiment, sample_id) group; an aggregate, not a window
+    sid = show(Source("sample_id", "t.sample_id", TEXT))
+    repeat = con.execute(f"""SELECT t.row_number, 'column sample_id: value ' || {sid} || ' repeats row '
+            || d.first_row || ' of experiment (method ' || t.method || ', seed ' || t.seed || ', split '
+            || t.split || ', domain ' || t.domain || ')'
+        FROM {TYPED} t JOIN (SELECT {_EXPERIMENT}, sample_id, min(row_number) AS first_row FROM {TYPED}
+            GROUP BY ALL HAVING count(*) > 1) d USING ({_EXPERIMENT}, sample_id)
+        WHERE t.row_number > d.first_row ORDER BY t.row_number LIMIT 1""").fetchone()
+    sample_at = next(i for i, s in enumerate(plan.order) if s.name == "sample_id")
+    if found is not None:
+        at, message = next((i, m) for i, m in enumerate(found[1:]) if m is not None)
+        # same row: the repeat belongs to the sample_id column, after its own (null) check
+        if repeat is None or (found[0], at) <= (repeat[0], sample_at):
+            raise InputError(f"{path}: row {found[0]}, {message}")
+    if repeat is not None:
+        raise InputError(f"{path}: row {repeat[0]}, {repeat[1]}")
+
+
+def _stage(
+    con: duckdb.DuckDBPyConnection, plan: Plan, numeric: bool
+) -> list[tuple[str, int, str, str, int, int]]:
+    """Fill staged_samples and staged_scores from TYPED; return the experiments and their counts."""
+    con.execute(f"""CREATE TEMP TABLE {EXPS} AS SELECT *, row_number() OVER (ORDER BY {_EXPERIMENT}) AS exp_no
+        FROM (SELECT {_EXPERIMENT}, count(*) AS n, count(*) FILTER (WHERE abstained) AS n_abstained
+              FROM {TYPED} GROUP BY ALL)""")
+    # the windows sort only three narrow columns (a window dragging every column along is
+    # several times slower); the result, in file order, is joined back by position
+    by = "PARTITION BY exp_no"
+    con.execute(f"""CREATE TEMP TABLE {INDEX} AS SELECT row_number,
+        row_number() OVER ({by} ORDER BY row_number) - 1 AS sample_index,
+        dense_rank() OVER ({by} ORDER BY {"cluster_key" if numeric else "cluster"}) AS cluster_no
+        FROM {TYPED} JOIN {EXPS} USING ({_EXPERIMENT}) ORDER BY row_number""")
+    con.execute(_SAMPLES_DDL)
+    con.execute(f"""INSERT INTO staged_samples SELECT {_EXPERIMENT}, t.row_number, i.sample_index,
+        sample_id, cluster, i.cluster_no, abstained, loss, label, prediction, prob
+        FROM {TYPED} t POSITIONAL JOIN {INDEX} i""")
+    con.execute(_SCORES_DDL)
+    for j, csf in enumerate(plan.csfs):
+        con.execute(
+            f"INSERT INTO staged_scores SELECT {_EXPERIMENT}, sample_id, {literal(csf)}, s{j} FROM {TYPED}"
+        )
+    return con.execute(f"SELECT {_EXPERIMENT}, n, n_abstained FROM {EXPS} ORDER BY exp_no").fetchall()
+
+
+def _drop(con: duckdb.DuckDBPyConnection, *tables: str) -> None:
+    # temp.main: never a table of the caller's database of the same name
+    con.execute("; ".join(f"DROP TABLE IF EXISTS temp.main.{t}" for t in tables))
+
+
+def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDefaults) -> StagedSamples:
+    """Validate a per-sample table and (re)create TEMP TABLEs staged_samples and staged_scores.
+
+    Raises InputError (one line: file, row, column, value) on the first problem in file order,
+    leaving neither table behind (nor those of an earlier call); UsageError for a file name
+    that is not a per-sample table.
+    """
+    _drop(con, "staged_samples", "staged_scores", RAW, TYPED, EXPS, INDEX)
+    if path.suffix.lower() not in _FORMATS:
+        raise UsageError(
+            f"{path}: not a per-sample table: the name must end in .csv, .parquet, .jsonl or .ndjson"
+        )
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    kept_order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone() == (True,)
+    try:
+        if not kept_order:  # row numbers are the raw table's row ids: its rows must keep file order
+            con.execute("SET preserve_insertion_order = true")
+        if path.stat().st_size == 0:
+            raise InputError(f"{path}: no data rows")
+        try:
+            sources = _read(con, path)
+        except duckdb.Error as exc:
+            raise InputError(f"{path}: unreadable {_FORMATS[path.suffix.lower()]}: {_reason(exc)}") from None
+        counted = con.execute(f"SELECT count(*) FROM {RAW}").fetchone()
+        n_rows = int(counted[0]) if counted else 0
+        if n_rows == 0:
+            raise InputError(f"{path}: no data rows")
+        plan = plan_columns(path, sources)
+        numeric, key = _cluster_order(con, plan, path.suffix.lower() == ".csv")
+        d = defaults
+        experiment = {
+            "method": literal(d.method if d.method is not None else path.stem),
+            "seed": f"CAST({d.seed or 0} AS BIGINT)",
+            "split": literal(d.split or "test"),
+            "domain": literal(d.domain or "id"),
+        }
+        con.execute(typed_sql(plan, experiment, key))
+        _raise_first_problem(con, path, plan)
+        found = _stage(con, plan, numeric)
+    except BaseException:
+        _drop(con, "staged_samples", "staged_scores")
+        raise
+    finally:
+        _drop(con, RAW, TYPED, EXPS, INDEX)
+        if not kept_order:
+            con.execute("SET preserve_insertion_order = false")
+    return StagedSamples(
+        path=path,
+        n_rows=n_rows,
+        csfs=tuple(plan.csfs),
+        loss_source=plan.loss_source,
+        experiments=tuple(SampleExperiment(*row) for row in found),
+        columns=tuple(s.name for s in sources),
+        numeric_clusters=numeric,
+    )

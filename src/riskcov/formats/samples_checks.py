@@ -1,0 +1,315 @@
+"""SQL for one column of a per-sample table (SPEC §9): its typed value and what is wrong with it.
+
+A source column reaches these builders in one of four kinds: `text` (every CSV cell, every
+string, and a JSON column whose values mix types), `int`, `float` or `bool` (typed Parquet and
+JSON columns). A *role* turns a kind into the staged type: `parse` gives the value, or NULL
+when it does not fit; `problem` gives the message for the first thing wrong with a value, or
+NULL. Both are plain SQL expressions, so a million rows are checked in one vectorised scan
+instead of a Python loop. Text is parsed (the CSV has no types); typed values are taken as
+typed, so a JSON `true` is not a number even though the CSV text `1` is.
+
+>>> import duckdb
+>>> seed = Source("seed", "c0", TEXT)
+>>> sql = f"SELECT {parse(INTEGER, seed)} FROM (VALUES ('7'), ('1.0'), ('1.5'), ('x')) t(c0)"
+>>> duckdb.sql(sql).fetchall()
+[(7,), (1,), (None,), (None,)]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from riskcov.errors import InputError
+
+TEXT, INT, FLOAT, BOOL = "text", "int", "float", "bool"
+# roles: what a column must hold
+NUMBER, INTEGER, FLAG, NAME, DOMAIN, ID = "number", "integer", "flag", "name", "domain", "id"
+# an integral double names an integer id only while it is exact
+_MAX_EXACT = 9007199254740992
+_SHOW_MAX = 40
+RAW, TYPED = "_riskcov_samples_raw", "_riskcov_samples_typed"
+OPTIONAL = (
+    "loss",
+    "correct",
+    "label",
+    "prediction",
+    "prob",
+    "abstained",
+    "method",
+    "seed",
+    "split",
+    "domain",
+    "cluster",
+)
+KNOWN = "sample_id, confidence, confidence_<name>, " + ", ".join(OPTIONAL)
+_CSF_NAME = re.compile(r"[a-z0-9_]+")
+_NULL = "'value is null'"
+# column -> role, message for a null (SQL; NULL: allowed), bound; a score column is a NUMBER
+_RULES: dict[str, tuple[str, str, str]] = {
+    "sample_id": (ID, _NULL, ""),
+    "cluster": (ID, _NULL, ""),
+    "method": (NAME, _NULL, ""),
+    "split": (NAME, _NULL, ""),
+    "seed": (INTEGER, _NULL, ""),
+    "domain": (DOMAIN, _NULL, ""),
+    "abstained": (FLAG, _NULL, ""),
+    "correct": (FLAG, _NULL, ""),
+    "loss": (NUMBER, _NULL, "nonneg"),
+    "prob": (NUMBER, "NULL", "unit"),
+    "label": (NAME, "NULL", ""),
+    "prediction": (NAME, "NULL", ""),
+}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A column of the file: its header name, its column in the raw table, its kind."""
+
+    name: str
+    sql: str
+    kind: str
+
+
+def literal(text: str) -> str:
+    """`text` as a SQL string literal.
+
+    >>> literal("it's")
+    "'it''s'"
+    """
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _number_text(x: str) -> str:
+    # DuckDB's double parser also takes digit separators ("1_000"), which no CSV writer means
+    return f"TRY_CAST(CASE WHEN contains({x}, '_') THEN NULL ELSE {x} END AS DOUBLE)"
+
+
+def show(src: Source) -> str:
+    """SQL for the value as a message shows it: numbers and booleans bare, other text quoted.
+
+    Quoting goes through JSON escaping so a value holding a newline still gives a one-line
+    message; long values are cut.
+
+    >>> import duckdb
+    >>> e = show(Source(ID, "c0", TEXT))
+    >>> duckdb.sql(f"SELECT {e} FROM (VALUES ('2'), ('a3'), ('a\\nb')) t(c0)").fetchall()
+    [('2',), ('"a3"',), ('"a\\\\nb"',)]
+    """
+    x = src.sql
+    if src.kind == TEXT:
+        bare = (
+            f"regexp_full_match({x}, '[-+.0-9a-zA-Z]+') "
+            f"AND ({_number_text(x)} IS NOT NULL OR lower({x}) IN ('true', 'false'))"
+        )
+        shown = f"CASE WHEN {bare} THEN {x} ELSE CAST(to_json({x}) AS VARCHAR) END"
+    else:
+        shown = f"CAST({x} AS VARCHAR)"
+    cut = f"left({shown}, {_SHOW_MAX - 3}) || '...'"
+    return f"(CASE WHEN length({shown}) > {_SHOW_MAX} THEN {cut} ELSE {shown} END)"
+
+
+def _integral(src: Source) -> str:
+    """SQL: the value is a finite whole number (whatever its range)."""
+    x = src.sql
+    if src.kind == TEXT:
+        d = _number_text(x)
+        return f"(isfinite({d}) AND {d} = trunc({d}))"
+    if src.kind == FLOAT:
+        return f"(isfinite({x}) AND {x} = trunc({x}))"
+    return "true" if src.kind == INT else "false"
+
+
+def parse(role: str, src: Source) -> str:
+    """SQL for the typed value of `src` in `role`, NULL where the value does not fit."""
+    x, kind = src.sql, src.kind
+    if role == NUMBER:
+        return {TEXT: _number_text(x), BOOL: "CAST(NULL AS DOUBLE)"}.get(kind, f"CAST({x} AS DOUBLE)")
+    if role == INTEGER:
+        if kind == BOOL:
+            return "CAST(NULL AS BIGINT)"
+        # a bare TRY_CAST to BIGINT would round "1.5" to 2
+        target = f"trim({x})" if kind == TEXT else x
+        return f"CASE WHEN {_integral(src)} THEN TRY_CAST({target} AS BIGINT) END"
+    if role == FLAG:
+        if kind == BOOL:
+            return x
+        number = _number_text(x) if kind == TEXT else x
+        as_flag = f"CASE {number} WHEN 1 THEN true WHEN 0 THEN false END"
+        if kind == TEXT:
+            return f"CASE lower(trim({x})) WHEN 'true' THEN true WHEN 'false' THEN false ELSE {as_flag} END"
+        return as_flag
+    if role in (NAME, DOMAIN):
+        if kind == FLOAT:
+            return f"CASE WHEN isfinite({x}) THEN CAST({x} AS VARCHAR) END"
+        return x if kind == TEXT else f"CAST({x} AS VARCHAR)"
+    if role == ID:
+        if kind == FLOAT:
+            exact = f"{_integral(src)} AND abs({x}) <= {_MAX_EXACT}"
+            return f"CASE WHEN {exact} THEN CAST(CAST({x} AS BIGINT) AS VARCHAR) END"
+        return x if kind == TEXT else f"CAST({x} AS VARCHAR)"
+    raise ValueError(f"unknown role {role}")
+
+
+def id_key(src: Source) -> str:
+    """SQL for the numeric sort key of an integer id column (its participants' order, SPEC §5)."""
+    return f"TRY_CAST({src.sql} AS HUGEINT)"
+
+
+def canonical_integers(src: Source) -> str:
+    """SQL aggregate: every value of a text id column is an integer as a writer spells one.
+
+    `007` and `+7` do not count: zero-padded ids are names, and their text order is kept.
+    """
+    return f"bool_and(regexp_full_match({src.sql}, '0|-?[1-9][0-9]{{0,36}}'))"
+
+
+def problem(role: str, src: Source, value: str, when_null: str, bound: str = "") -> str:
+    """SQL for the message about one value (after the column name), NULL when it is fine.
+
+    `value` is the parsed value's column, `when_null` the SQL message for a null (or NULL when
+    a null is allowed), `bound` is `nonneg` or `unit` for numbers.
+    """
+    x = src.sql
+    v = f"'value ' || {show(src)} || "
+    whens = [f"WHEN {x} IS NULL THEN {when_null}"]
+    if role == NUMBER:
+        whens += [
+            f"WHEN {value} IS NULL THEN {v}' is not a number'",
+            f"WHEN NOT isfinite({value}) THEN {v}' is not a finite number'",
+        ]
+        if bound == "nonneg":
+            whens.append(f"WHEN {value} < 0 THEN {v}' is below 0'")
+        elif bound == "unit":
+            whens.append(f"WHEN {value} < 0 OR {value} > 1 THEN {v}' is not in [0, 1]'")
+    elif role == INTEGER:
+        whens += [
+            f"WHEN {value} IS NULL AND {_integral(src)} THEN {v}' is outside the 64-bit integer range'",
+            f"WHEN {value} IS NULL THEN {v}' is not an integer'",
+        ]
+    elif role == FLAG:
+        whens.append(f"WHEN {value} IS NULL THEN {v}' is not 0, 1, true or false'")
+    elif role == NAME:
+        whens += [
+            f"WHEN {value} IS NULL THEN {v}' is not a finite number'",
+            f"WHEN {value} = '' THEN 'value \"\" is empty'",
+        ]
+    elif role == DOMAIN:
+        whens.append(f"WHEN {value} IS NULL OR {value} NOT IN ('id', 'ood') THEN {v}' is not id or ood'")
+    elif role == ID:
+        whens += [
+            f"WHEN {value} IS NULL THEN {v}' is not a string or an integer'",
+            f"WHEN {value} = '' THEN 'value \"\" is empty'",
+        ]
+    return "CASE " + " ".join(whens) + " END"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The checked header: the columns in file order, the CSFs (sorted), the loss source."""
+
+    order: tuple[Source, ...]
+    csfs: dict[str, Source]
+    loss_source: str  # "loss" | "correct" | "label_prediction"
+
+    def get(self, name: str) -> Source | None:
+        return next((s for s in self.order if s.name == name), None)
+
+
+def _shown(name: str) -> str:
+    return name if name.isprintable() else repr(name)
+
+
+def plan_columns(path: Path, sources: list[Source]) -> Plan:
+    """Check the header: names known and unique, a sample_id, a score, exactly one loss.
+
+    >>> plan_columns(Path("x.csv"), [Source("sample_id", "c0", TEXT)])
+    Traceback (most recent call last):
+    riskcov.errors.InputError: x.csv: no score column: give confidence or confidence_<name>
+    """
+    seen: set[str] = set()
+    csfs: dict[str, Source] = {}
+    for i, s in enumerate(sources):
+        if s.name == "":
+            raise InputError(f"{path}: column {i + 1} has no name")
+        if s.name in seen:
+            raise InputError(f"{path}: column {_shown(s.name)} appears twice")
+        seen.add(s.name)
+        if s.name == "confidence" or s.name.startswith("confidence_"):
+            csf = "confidence" if s.name == "confidence" else s.name.removeprefix("confidence_")
+            if not _CSF_NAME.fullmatch(csf):
+                raise InputError(
+                    f'{path}: column {_shown(s.name)}: the CSF name "{_shown(csf)}" is not '
+                    "lower-case letters, digits and _"
+                )
+            if csf in csfs:
+                raise InputError(f"{path}: columns {csfs[csf].name} and {s.name} both give CSF {csf}")
+            csfs[csf] = s
+        elif s.name != "sample_id" and s.name not in OPTIONAL:
+            raise InputError(f"{path}: column {_shown(s.name)}: unknown column; known: {KNOWN}")
+    if "sample_id" not in seen:
+        raise InputError(f"{path}: no sample_id column")
+    if not csfs:
+        raise InputError(f"{path}: no score column: give confidence or confidence_<name>")
+    for a, b in (("label", "prediction"), ("prediction", "label")):
+        if a in seen and b not in seen:
+            raise InputError(f"{path}: column {a} without column {b}")
+    if "loss" in seen and "correct" in seen:
+        raise InputError(f"{path}: columns loss and correct both give the loss; keep one")
+    source = next((k for k in ("loss", "correct", "label") if k in seen), None)
+    if source is None:
+        raise InputError(f"{path}: no loss column: give loss, correct, or label and prediction")
+    return Plan(
+        order=tuple(sources),
+        csfs=dict(sorted(csfs.items())),
+        loss_source="label_prediction" if source == "label" else source,
+    )
+
+
+def typed_sql(plan: Plan, experiment: dict[str, str], cluster_key: str) -> str:
+    """SQL creating TYPED from RAW in one pass: the typed values and, per column, its problem.
+
+    `experiment` holds SQL literals for the defaults of method, seed, split and domain;
+    `cluster_key` is the SQL of the numeric cluster order (NULL for text order). Problems are
+    `column <name>: <what>` in columns p0, p1, ... in file order.
+    """
+    val = {s.name: f"v{i}" for i, s in enumerate(plan.order)}
+    abstained = val.get("abstained", "false")
+    parsed, problems = [], []
+    for i, s in enumerate(plan.order):
+        role, when_null, bound = _RULES.get(s.name, (NUMBER, "", ""))
+        if s in plan.csfs.values():  # a score: null only where abstained
+            when_null = (
+                f"CASE WHEN {abstained} = false THEN 'value is null but the sample is not abstained' END"
+            )
+        if s.name in ("label", "prediction") and plan.loss_source == "label_prediction":
+            when_null = _NULL
+        parsed.append(f"{parse(role, s)} AS {val[s.name]}")
+        tail = problem(role, s, val[s.name], when_null, bound)
+        problems.append(f"{literal('column ' + s.name + ': ')} || ({tail}) AS p{i}")
+    loss = {
+        "loss": val.get("loss", ""),
+        "correct": f"CASE WHEN {val.get('correct')} THEN 0.0 ELSE 1.0 END",
+        "label_prediction": f"CASE WHEN {val.get('label')} = {val.get('prediction')} THEN 0.0 ELSE 1.0 END",
+    }
+    values = [
+        *(f"{val.get(k, experiment[k])} AS {k}" for k in ("method", "seed", "split", "domain")),
+        f"{val['sample_id']} AS sample_id",
+        f"{val.get('cluster', val['sample_id'])} AS cluster",
+        f"{cluster_key} AS cluster_key",
+        f"{abstained} AS abstained",
+        f"CAST({loss[plan.loss_source]} AS DOUBLE) AS loss",
+        f"{val.get('label', 'CAST(NULL AS VARCHAR)')} AS label",
+        f"{val.get('prediction', 'CAST(NULL AS VARCHAR)')} AS prediction",
+        f"{val.get('prob', 'CAST(NULL AS DOUBLE)')} AS prob",
+        *(
+            f"CASE WHEN {abstained} THEN NULL ELSE {val[s.name]} END AS s{j}"
+            for j, s in enumerate(plan.csfs.values())
+        ),
+    ]
+    inner = ", ".join(["rowid + 1 AS row_number", *(s.sql for s in plan.order), *parsed])
+    return (
+        f"CREATE TEMP TABLE {TYPED} AS SELECT row_number, {', '.join(values + problems)} "
+        f"FROM (SELECT {inner} FROM {RAW})"
+    )
