@@ -14,8 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def make_example() -> ModuleType:
     """scripts/make_example.py as a module."""
-    spec = importlib.util.spec_from_file_location("make_example",
-                                                  ROOT / "scripts" / "make_example.py")
+    spec = importlib.util.spec_from_file_location("make_example", ROOT / "scripts" / "make_example.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

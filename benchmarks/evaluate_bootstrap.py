@@ -53,12 +53,24 @@ def run_case(name: str, reps: int, workdir: Path) -> str:
     mk.write_run(run, path)
     wh = workdir / f"{name}.duckdb"
     exe = riskcov_exe()
-    subprocess.run([exe, "ingest", str(path), "--warehouse", str(wh)], check=True,
-                   capture_output=True)
+    subprocess.run([exe, "ingest", str(path), "--warehouse", str(wh)], check=True, capture_output=True)
     run_id = run["run_metadata"]["run_id"]
-    cmd = [exe, "evaluate", "--input", run_id, "--mode", "few_shot", "--confidence", confidence,
-           "--bootstrap-resamples", str(resamples), "--warehouse", str(wh),
-           "--output", str(workdir / f"{name}.artifact.json")]
+    cmd = [
+        exe,
+        "evaluate",
+        "--input",
+        run_id,
+        "--mode",
+        "few_shot",
+        "--confidence",
+        confidence,
+        "--bootstrap-resamples",
+        str(resamples),
+        "--warehouse",
+        str(wh),
+        "--output",
+        str(workdir / f"{name}.artifact.json"),
+    ]
     walls, rsss = [], []
     for i in range(reps):
         wall, rss = _timed(cmd)
@@ -72,15 +84,20 @@ def run_case(name: str, reps: int, workdir: Path) -> str:
     for _ in range(reps):
         with open_warehouse(wh) as con:
             start = time.perf_counter()
-            evaluate.run(con, evaluate.Options(inputs=[run_id], modes=["few_shot"],
-                                               confidence=confidence,
-                                               bootstrap_resamples=resamples))
+            evaluate.run(
+                con,
+                evaluate.Options(
+                    inputs=[run_id], modes=["few_shot"], confidence=confidence, bootstrap_resamples=resamples
+                ),
+            )
             inproc.append(time.perf_counter() - start)
     wall, rss, core = statistics.median(walls), max(rsss), statistics.median(inproc)
     verdict = "met" if wall <= target else "missed"
-    return (f"| {participants:,} participants, `{confidence}`, {resamples:,} resamples | "
-            f"≤ {target:g} s (reference {reference}) | {wall:.2f} s ({core:.2f} s in-process), "
-            f"{rss:.2f} GB | {verdict} |")
+    return (
+        f"| {participants:,} participants, `{confidence}`, {resamples:,} resamples | "
+        f"≤ {target:g} s (reference {reference}) | {wall:.2f} s ({core:.2f} s in-process), "
+        f"{rss:.2f} GB | {verdict} |"
+    )
 
 
 def main() -> int:

@@ -67,17 +67,17 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         run_file = folder / f"run_{args.participants}.json"
         t0 = time.perf_counter()
-        run = mk.make_run(args.participants, seed=args.seed, modes=("few_shot",),
-                          failure_rate=0.0)
+        run = mk.make_run(args.participants, seed=args.seed, modes=("few_shot",), failure_rate=0.0)
         mk.write_run(run, run_file)
         del run
         gen_s = time.perf_counter() - t0
         size = run_file.stat().st_size
         n_items = 8 * args.participants
-        print(f"generated {run_file.name}: {args.participants} participants, {n_items} items, "
-              f"{size / 2**20:.1f} MiB in {gen_s:.1f} s")
-        print(f"larger than DuckDB's default JSON object limit (16 MiB): "
-              f"{size > DUCKDB_JSON_OBJECT_LIMIT}")
+        print(
+            f"generated {run_file.name}: {args.participants} participants, {n_items} items, "
+            f"{size / 2**20:.1f} MiB in {gen_s:.1f} s"
+        )
+        print(f"larger than DuckDB's default JSON object limit (16 MiB): {size > DUCKDB_JSON_OBJECT_LIMIT}")
 
         expected = f"1 experiment(s), {args.participants} participants, {n_items} items"
         walls, rsses = [], []
@@ -91,15 +91,20 @@ def main(argv: list[str] | None = None) -> int:
     ok = wall_med < TARGET_WALL_S and max(rsses) < TARGET_RSS_BYTES
     import duckdb
 
-    print(f"median: wall {wall_med:.2f} s, peak RSS {rss_med / 2**20:.0f} MiB "
-          f"(max {max(rsses) / 2**20:.0f} MiB); targets < {TARGET_WALL_S:.0f} s, < 4 GiB: "
-          f"{'met' if ok else 'MISSED'}")
-    print("| participants | items | file MiB | median wall s | median peak RSS MiB | reps "
-          "| duckdb | python |")
+    print(
+        f"median: wall {wall_med:.2f} s, peak RSS {rss_med / 2**20:.0f} MiB "
+        f"(max {max(rsses) / 2**20:.0f} MiB); targets < {TARGET_WALL_S:.0f} s, < 4 GiB: "
+        f"{'met' if ok else 'MISSED'}"
+    )
+    print(
+        "| participants | items | file MiB | median wall s | median peak RSS MiB | reps | duckdb | python |"
+    )
     print("|---|---|---|---|---|---|---|---|")
-    print(f"| {args.participants} | {n_items} | {size / 2**20:.1f} | {wall_med:.2f} "
-          f"| {rss_med / 2**20:.0f} | {args.reps} | {duckdb.__version__} "
-          f"| {platform.python_version()} |")
+    print(
+        f"| {args.participants} | {n_items} | {size / 2**20:.1f} | {wall_med:.2f} "
+        f"| {rss_med / 2**20:.0f} | {args.reps} | {duckdb.__version__} "
+        f"| {platform.python_version()} |"
+    )
     summary = {"wall_s": walls, "peak_rss_bytes": rsses, "file_bytes": size}
     print(json.dumps(summary))
     return 0 if ok else 1

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating",
-         "Moving"]
+ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
 FIRST_ID = 300
 N_SAMPLES = 5
 # P(abstain) by llm_evidence_count 0..4 (with counts ~ BetaBinomial(4, 2, 2): ~30 % overall)
@@ -40,8 +39,9 @@ def _r(x: float, nd: int = 4) -> float:
     return round(float(x), nd)
 
 
-def _experiment(rng: np.random.RandomState, mode: str, pids: np.ndarray, gt: np.ndarray,
-                failure_rate: float) -> dict[str, Any]:
+def _experiment(
+    rng: np.random.RandomState, mode: str, pids: np.ndarray, gt: np.ndarray, failure_rate: float
+) -> dict[str, Any]:
     n = len(pids)
     shape = (n, len(ITEMS))
     n_fail = round(failure_rate * n)
@@ -78,18 +78,33 @@ def _experiment(rng: np.random.RandomState, mode: str, pids: np.ndarray, gt: np.
     inference_used = rng.rand(*shape) < 0.25
     inference_type = rng.randint(0, len(_INFERENCE_TYPES), size=shape)
 
-    lists = {k: v.tolist() for k, v in {
-        "llm": llm, "keyword": keyword, "abstain": abstain, "pred": pred, "gt": gt,
-        "refs": refs, "sim_mean": sim_mean, "sim_max": sim_max, "verbal": verbal,
-        "verbal_null": verbal_null, "msp": msp, "pe": pe, "energy": energy, "agree": agree,
-        "other": other, "sample_null": sample_null, "inf_used": inference_used,
-        "inf_type": inference_type,
-    }.items()}
+    lists = {
+        k: v.tolist()
+        for k, v in {
+            "llm": llm,
+            "keyword": keyword,
+            "abstain": abstain,
+            "pred": pred,
+            "gt": gt,
+            "refs": refs,
+            "sim_mean": sim_mean,
+            "sim_max": sim_max,
+            "verbal": verbal,
+            "verbal_null": verbal_null,
+            "msp": msp,
+            "pe": pe,
+            "energy": energy,
+            "agree": agree,
+            "other": other,
+            "sample_null": sample_null,
+            "inf_used": inference_used,
+            "inf_type": inference_type,
+        }.items()
+    }
     rows: list[dict[str, Any]] = []
     for p, pid in enumerate(pids.tolist()):
         if failed[p]:
-            rows.append({"participant_id": pid, "success": False,
-                         "error": _ERRORS[error_idx[p]]})
+            rows.append({"participant_id": pid, "success": False, "error": _ERRORS[error_idx[p]]})
             continue
         preds: dict[str, int | None] = {}
         gts: dict[str, int] = {}
@@ -100,40 +115,56 @@ def _experiment(rng: np.random.RandomState, mode: str, pids: np.ndarray, gt: np.
             preds[name], gts[name] = pr, g
             centre = pr if pr is not None else g
             samples = [
-                None if lists["sample_null"][p][j][k]
+                None
+                if lists["sample_null"][p][j][k]
                 else (centre if lists["agree"][p][j][k] else lists["other"][p][j][k])
                 for k in range(N_SAMPLES)
             ]
             signals[name] = _signals(lists, p, j, samples)
         n_pred = sum(v is not None for v in preds.values())
         errs = [abs(preds[k] - gts[k]) for k in ITEMS if preds[k] is not None]
-        rows.append({
-            "participant_id": pid, "success": True, "error": None,
-            "ground_truth_total": sum(gts.values()),
-            "predicted_total": sum(v for v in preds.values() if v is not None),
-            "available_items": n_pred, "na_items": len(ITEMS) - n_pred,
-            "mae_available": _r(sum(errs) / len(errs), 6) if errs else None,
-            "predicted_items": preds, "ground_truth_items": gts, "item_signals": signals,
-        })
+        rows.append(
+            {
+                "participant_id": pid,
+                "success": True,
+                "error": None,
+                "ground_truth_total": sum(gts.values()),
+                "predicted_total": sum(v for v in preds.values() if v is not None),
+                "available_items": n_pred,
+                "na_items": len(ITEMS) - n_pred,
+                "mae_available": _r(sum(errs) / len(errs), 6) if errs else None,
+                "predicted_items": preds,
+                "ground_truth_items": gts,
+                "item_signals": signals,
+            }
+        )
     n_failed = int(failed.sum())
     return {
         "provenance": {
-            "mode": mode, "split": "synthetic", "quantitative_model": "synthetic-model",
+            "mode": mode,
+            "split": "synthetic",
+            "quantitative_model": "synthetic-model",
             "embedding_model": "synthetic-embed" if mode == "few_shot" else None,
-            "participants_requested": n, "participants_evaluated": n - n_failed,
-            "consistency_enabled": True, "consistency_n_samples": N_SAMPLES,
+            "participants_requested": n,
+            "participants_evaluated": n - n_failed,
+            "consistency_enabled": True,
+            "consistency_n_samples": N_SAMPLES,
             "consistency_temperature": 0.3,
         },
         "results": {
-            "mode": mode, "model": "synthetic-model", "total_subjects": n,
-            "successful_subjects": n - n_failed, "failed_subjects": n_failed, "results": rows,
+            "mode": mode,
+            "model": "synthetic-model",
+            "total_subjects": n,
+            "successful_subjects": n - n_failed,
+            "failed_subjects": n_failed,
+            "results": rows,
         },
     }
 
 
 def _signals(lists: dict[str, Any], p: int, j: int, samples: list[int | None]) -> dict[str, Any]:
     llm, kw, refs = lists["llm"][p][j], lists["keyword"][p][j], lists["refs"][p][j]
-    source = ("both" if llm and kw else "llm" if llm else "keyword" if kw else None)
+    source = "both" if llm and kw else "llm" if llm else "keyword" if kw else None
     present = [s for s in samples if s is not None]
     counts: dict[int | None, int] = {}
     for s in samples:
@@ -164,8 +195,12 @@ def _signals(lists: dict[str, Any], p: int, j: int, samples: list[int | None]) -
     }
 
 
-def make_run(n_participants: int, seed: int = 0, modes: tuple[str, ...] = ("zero_shot", "few_shot"),
-             failure_rate: float = 0.05) -> dict[str, Any]:
+def make_run(
+    n_participants: int,
+    seed: int = 0,
+    modes: tuple[str, ...] = ("zero_shot", "few_shot"),
+    failure_rate: float = 0.05,
+) -> dict[str, Any]:
     """A run dict with one experiment per mode, all over participants 300, 301, ...
 
     >>> run = make_run(3, seed=1, modes=("few_shot",), failure_rate=0.34)
@@ -208,8 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--participants", type=int, default=41)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--modes", default="zero_shot,few_shot",
-                        help="comma-separated experiment modes")
+    parser.add_argument("--modes", default="zero_shot,few_shot", help="comma-separated experiment modes")
     parser.add_argument("--failure-rate", type=float, default=0.05)
     args = parser.parse_args(argv)
     run = make_run(args.participants, args.seed, tuple(args.modes.split(",")), args.failure_rate)

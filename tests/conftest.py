@@ -23,6 +23,8 @@ SNAPSHOT_QUERIES = {
     "participants": "SELECT * FROM participants ORDER BY experiment_id, participant_id",
     "items": "SELECT * FROM items ORDER BY experiment_id, participant_id, item_index",
     "item_signals": "SELECT * FROM item_signals ORDER BY experiment_id, participant_id, item_index",
+    "samples": "SELECT * FROM samples ORDER BY experiment_id, sample_index",
+    "sample_scores": "SELECT * FROM sample_scores ORDER BY experiment_id, csf, sample_index",
     "schema_migrations": "SELECT * FROM schema_migrations ORDER BY version",
 }
 
@@ -32,8 +34,7 @@ def mk() -> Any:
     """scripts/make_example.py as a module (the synthetic run generator)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_example",
-                                                  REPO_ROOT / "scripts" / "make_example.py")
+    spec = importlib.util.spec_from_file_location("make_example", REPO_ROOT / "scripts" / "make_example.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -96,8 +97,10 @@ def run_cli() -> RunCli:
     """
     runner = CliRunner()
 
-    def invoke(args: list[str | os.PathLike[str]], env: Mapping[str, str | None] | None = None,
-               ) -> CliResult:
+    def invoke(
+        args: list[str | os.PathLike[str]],
+        env: Mapping[str, str | None] | None = None,
+    ) -> CliResult:
         full_env: dict[str, str | None] = {"RISKCOV_WAREHOUSE": None, **(env or {})}
         result = runner.invoke(app, [str(a) for a in args], env=full_env)
         return CliResult(result.exit_code, result.stdout, result.stderr, result.exception)

@@ -37,8 +37,13 @@ class Evaluation:
     evaluation_id: int | None = None
 
 
-def _csfs(opts: Options, inputs: list[Input], problems: dict[tuple[int, str], str],
-          series: list[Series], skip_unsupported: bool) -> tuple[list[Series], dict[str, str]]:
+def _csfs(
+    opts: Options,
+    inputs: list[Input],
+    problems: dict[tuple[int, str], str],
+    series: list[Series],
+    skip_unsupported: bool,
+) -> tuple[list[Series], dict[str, str]]:
     skipped: dict[str, str] = {}
     for c in dict.fromkeys(s.csf for s in series):
         for input_no, inp in enumerate(inputs):
@@ -51,8 +56,10 @@ def _csfs(opts: Options, inputs: list[Input], problems: dict[tuple[int, str], st
             skipped.setdefault(c.name, where)
     kept = [s for s in series if s.csf.name not in skipped]
     if not kept:
-        raise InputError("no confidence function can be computed for these inputs: "
-                         + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+        raise InputError(
+            "no confidence function can be computed for these inputs: "
+            + "; ".join(f"{k}: {v}" for k, v in skipped.items())
+        )
     return kept, skipped
 
 
@@ -60,23 +67,30 @@ def _loss(con: duckdb.DuckDBPyConnection, opts: Options, inputs: list[Input]) ->
     """The artifact's loss block, from the experiments' own losses (v_experiment_losses)."""
     entries = []
     for inp in inputs:
-        rows = con.execute("SELECT loss, is_default, definition, loss_scale FROM v_experiment_losses "
-                           "WHERE experiment_id = ? ORDER BY loss", [inp.experiment_id]).fetchall()
+        rows = con.execute(
+            "SELECT loss, is_default, definition, loss_scale FROM v_experiment_losses "
+            "WHERE experiment_id = ? ORDER BY loss",
+            [inp.experiment_id],
+        ).fetchall()
         chosen = [r for r in rows if (r[0] == opts.loss if opts.loss else r[1])]
         if not chosen:
             kind = "per-sample runs" if inp.per_sample else "PHQ-8 runs"
-            raise UsageError(f"--loss {opts.loss} does not apply to {kind} ({inp.label}); choose "
-                             + " or ".join(r[0] for r in rows))
+            raise UsageError(
+                f"--loss {opts.loss} does not apply to {kind} ({inp.label}); choose "
+                + " or ".join(r[0] for r in rows)
+            )
         name, _, definition, scale = chosen[0]
         entries.append({"name": name, "definition": definition, "raw_multiplier": int(scale)})
     if any(e != entries[0] for e in entries):
-        raise UsageError("the two inputs define their loss differently: "
-                         + " vs ".join(e["definition"] for e in entries))
+        raise UsageError(
+            "the two inputs define their loss differently: " + " vs ".join(e["definition"] for e in entries)
+        )
     return entries[0]
 
 
-def run(con: duckdb.DuckDBPyConnection, opts: Options,
-        progress: Callable[[int, int], None] | None = None) -> Evaluation:
+def run(
+    con: duckdb.DuckDBPyConnection, opts: Options, progress: Callable[[int, int], None] | None = None
+) -> Evaluation:
     """Evaluate; nothing is written to the warehouse but ingested inputs."""
     opts.check()
     inputs = resolve(con, opts.inputs, opts.criteria)
@@ -87,8 +101,7 @@ def run(con: duckdb.DuckDBPyConnection, opts: Options,
         chosen, skip_unsupported = csf.select_samples(opts.confidence, columns)
     else:
         chosen, skip_unsupported = csf.select(opts.confidence)
-    series, problems = build_scored(con, inputs, chosen, analysis.participants, loss["name"],
-                                    opts.estimator)
+    series, problems = build_scored(con, inputs, chosen, analysis.participants, loss["name"], opts.estimator)
     kept, skipped = _csfs(opts, inputs, problems, series, skip_unsupported)
     engine.drop_series(con, kept)
     b = max(opts.bootstrap_resamples, 0)
@@ -98,15 +111,22 @@ def run(con: duckdb.DuckDBPyConnection, opts: Options,
     deltas: dict[str, Any] = {}
     for name in dict.fromkeys(s.csf.name for s in kept):
         per_input = [s for s in kept if s.csf.name == name]
-        ms = [artifact.series_metrics(res, s, area_c=opts.area_coverage,
-                                      grid=opts.coverage_grid, alphas=opts.alpha_grid,
-                                      bootstrap=boot) for s in per_input]
+        ms = [
+            artifact.series_metrics(
+                res,
+                s,
+                area_c=opts.area_coverage,
+                grid=opts.coverage_grid,
+                alphas=opts.alpha_grid,
+                bootstrap=boot,
+            )
+            for s in per_input
+        ]
         if len(inputs) == 1:
             variants[name] = ms[0]
         else:
             variants[name] = {f"input_{k}": m for k, m in enumerate(ms)}
-            deltas[name] = artifact.deltas(res, per_input[0], per_input[1], opts.coverage_grid,
-                                           b > 0)
+            deltas[name] = artifact.deltas(res, per_input[0], per_input[1], opts.coverage_grid, b > 0)
     totals = _totals(con, kept)
     population: dict[str, Any] = {**analysis.counts, "items_total": totals[0][0]}
     if len(inputs) == 1:  # paired, each input's Cmax is in its own metrics
@@ -123,27 +143,46 @@ def run(con: duckdb.DuckDBPyConnection, opts: Options,
         "estimator": opts.estimator,
         "confidence_variants": variants,
         "skipped_variants": skipped,
-        "comparison": {"enabled": len(inputs) == 2, "intersection_only": opts.intersection_only,
-                       "deltas": deltas if len(inputs) == 2 else None, **analysis.comparison},
-        "options": {"coverage_grid": opts.coverage_grid, "area_coverage": opts.area_coverage,
-                    "alpha_grid": opts.alpha_grid, "bootstrap_resamples": b, "seed": opts.seed,
-                    "confidence": opts.confidence, "riskcov_version": __version__},
+        "comparison": {
+            "enabled": len(inputs) == 2,
+            "intersection_only": opts.intersection_only,
+            "deltas": deltas if len(inputs) == 2 else None,
+            **analysis.comparison,
+        },
+        "options": {
+            "coverage_grid": opts.coverage_grid,
+            "area_coverage": opts.area_coverage,
+            "alpha_grid": opts.alpha_grid,
+            "bootstrap_resamples": b,
+            "seed": opts.seed,
+            "confidence": opts.confidence,
+            "riskcov_version": __version__,
+        },
     }
     return Evaluation(art, skipped)
 
 
 def _input_entry(inp: Input) -> dict[str, Any]:
-    entry: dict[str, Any] = {"path": inp.label, "run_id": inp.run_id, "git_commit": inp.git_commit,
-                             "mode": inp.mode, "sha256": inp.sha256,
-                             "experiment_id": inp.experiment_id}
+    entry: dict[str, Any] = {
+        "path": inp.label,
+        "run_id": inp.run_id,
+        "git_commit": inp.git_commit,
+        "mode": inp.mode,
+        "sha256": inp.sha256,
+        "experiment_id": inp.experiment_id,
+    }
     if inp.per_sample:
         entry.update({k: inp.fields[k] for k in ("method", "seed", "split", "domain")})
     return entry
 
 
 def _sample_csfs(con: duckdb.DuckDBPyConnection, inp: Input) -> list[str]:
-    return [r[0] for r in con.execute("SELECT DISTINCT csf FROM sample_scores WHERE experiment_id = ?"
-                                      " ORDER BY csf", [inp.experiment_id]).fetchall()]
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT csf FROM sample_scores WHERE experiment_id = ? ORDER BY csf", [inp.experiment_id]
+        ).fetchall()
+    ]
 
 
 def _totals(con: duckdb.DuckDBPyConnection, kept: list[Series]) -> list[tuple[int, int]]:
@@ -156,25 +195,41 @@ def _totals(con: duckdb.DuckDBPyConnection, kept: list[Series]) -> list[tuple[in
     return out
 
 
-def _compute_all(con: duckdb.DuckDBPyConnection, opts: Options, series: list[Series],
-                 participants: list[int], b: int,
-                 progress: Callable[[int, int], None] | None) -> engine.Results:
+def _compute_all(
+    con: duckdb.DuckDBPyConnection,
+    opts: Options,
+    series: list[Series],
+    participants: list[int],
+    b: int,
+    progress: Callable[[int, int], None] | None,
+) -> engine.Results:
     """Metrics for replicate 0..B, replicate chunks sized to bound memory."""
     chunk = opts.chunk_replicates or engine.replicates_per_chunk(con, b)
     total = engine.Results(b + 1)
     for rep, pid, mult in sample_chunks(participants, b, opts.seed, chunk):
         engine.load_samples(con, rep, pid, mult)
-        engine.compute(con, series, total, area_c=opts.area_coverage, grid=opts.coverage_grid,
-                       alphas=opts.alpha_grid, estimator=opts.estimator)
+        engine.compute(
+            con,
+            series,
+            total,
+            area_c=opts.area_coverage,
+            grid=opts.coverage_grid,
+            alphas=opts.alpha_grid,
+            estimator=opts.estimator,
+        )
         engine.copy_aliases(series, total)
         if progress and len(rep):
             progress(int(rep[-1]), b)
     return total
 
 
-def evaluate_and_store(con: duckdb.DuckDBPyConnection, opts: Options, output: Path | None,
-                       warehouse: Path | None,
-                       progress: Callable[[int, int], None] | None = None) -> Evaluation:
+def evaluate_and_store(
+    con: duckdb.DuckDBPyConnection,
+    opts: Options,
+    output: Path | None,
+    warehouse: Path | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Evaluation:
     """Evaluate, store the rows and write the artifact, all in one transaction."""
     opts.check()
     with transaction(con):

@@ -66,10 +66,12 @@ def load_migrations(folder: Path | None = None) -> list[Migration]:
 
 
 def _applied(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str, str]]:
-    has_ledger = one(con.execute(
-        "SELECT count(*) FROM duckdb_tables() "
-        "WHERE table_name = 'schema_migrations' AND schema_name = 'main' AND NOT temporary"
-    ))
+    has_ledger = one(
+        con.execute(
+            "SELECT count(*) FROM duckdb_tables() "
+            "WHERE table_name = 'schema_migrations' AND schema_name = 'main' AND NOT temporary"
+        )
+    )
     if not has_ledger or not has_ledger[0]:
         return {}
     rows = con.execute(
@@ -78,9 +80,7 @@ def _applied(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, str, str]]:
     return {int(v): (str(n), str(s), str(a)) for v, n, s, a in rows}
 
 
-def status(
-    con: duckdb.DuckDBPyConnection | None, known: list[Migration]
-) -> list[MigrationStatus]:
+def status(con: duckdb.DuckDBPyConnection | None, known: list[Migration]) -> list[MigrationStatus]:
     """Check the ledger against the code; raise on a changed or unknown migration."""
     applied = _applied(con) if con is not None else {}
     by_version = {m.version: m for m in known}

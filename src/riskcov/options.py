@@ -39,14 +39,20 @@ class Options:
     @property
     def criteria(self) -> dict[str, list[str]]:
         """How inputs pick their experiment, by flag (see selection.resolve)."""
-        return {"--mode": self.modes, "--method": self.methods, "--seed": self.seeds,
-                "--split": self.splits, "--domain": self.domains}
+        return {
+            "--mode": self.modes,
+            "--method": self.methods,
+            "--seed": self.seeds,
+            "--split": self.splits,
+            "--domain": self.domains,
+        }
 
     def check(self) -> None:
         """Usage errors before any work is done."""
         if self.loss is not None and self.loss not in LOSSES:
-            raise UsageError(f"--loss {self.loss}: choose abs or abs_norm (PHQ-8 runs) or given "
-                             "(per-sample runs)")
+            raise UsageError(
+                f"--loss {self.loss}: choose abs or abs_norm (PHQ-8 runs) or given (per-sample runs)"
+            )
         if self.estimator not in ESTIMATORS:
             raise UsageError(f"--estimator {self.estimator}: choose one of {', '.join(ESTIMATORS)}")
         if not 0.0 < self.area_coverage <= 1.0:
@@ -68,12 +74,13 @@ class Options:
         if len(set(keys)) != len(keys):
             raise UsageError("--alpha-grid values must differ in their first two decimals")
         if self.bootstrap_resamples > MAX_RESAMPLES:
-            raise UsageError(f"--bootstrap-resamples {self.bootstrap_resamples} is more than "
-                             f"{MAX_RESAMPLES:,}")
+            raise UsageError(
+                f"--bootstrap-resamples {self.bootstrap_resamples} is more than {MAX_RESAMPLES:,}"
+            )
         if not 0 <= self.seed < 2**32:
             raise UsageError(f"--seed {self.seed} is not in 0..2**32-1")
         if self.bootstrap_resamples > 0 and self.estimator != "plateau-trapezoid":
-            raise UsageError("bootstrap CIs are computed for --estimator plateau-trapezoid; "
-                             "pass --bootstrap-resamples 0 with another estimator")
-
-
+            raise UsageError(
+                "bootstrap CIs are computed for --estimator plateau-trapezoid; "
+                "pass --bootstrap-resamples 0 with another estimator"
+            )

@@ -13,8 +13,13 @@ from riskcov.errors import InputError, UsageError
 from riskcov.ingest import ingest_file
 
 # experiment fields an input can be chosen by: (flag, experiments column)
-CRITERIA = (("--mode", "mode"), ("--method", "method"), ("--seed", "seed"), ("--split", "split"),
-            ("--domain", "domain"))
+CRITERIA = (
+    ("--mode", "mode"),
+    ("--method", "method"),
+    ("--seed", "seed"),
+    ("--split", "split"),
+    ("--domain", "domain"),
+)
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,9 @@ class Input:
         """How messages name the experiment: its mode, or its (method, seed, split, domain)."""
         if not self.per_sample:
             return f"experiment {self.mode}"
-        return "experiment " + ", ".join(f"{k} {self.fields[k]}" for k in ("method", "seed", "split",
-                                                                           "domain"))
+        return "experiment " + ", ".join(
+            f"{k} {self.fields[k]}" for k in ("method", "seed", "split", "domain")
+        )
 
 
 @dataclass(frozen=True)
@@ -67,8 +73,7 @@ def _run_id(con: duckdb.DuckDBPyConnection, spec: str) -> str:
     raise InputError(f"--input {spec}: no such file, and no run with that run_id in the warehouse")
 
 
-def resolve(con: duckdb.DuckDBPyConnection, specs: list[str],
-            criteria: dict[str, list[str]]) -> list[Input]:
+def resolve(con: duckdb.DuckDBPyConnection, specs: list[str], criteria: dict[str, list[str]]) -> list[Input]:
     """Inputs with their experiment; each criterion (--mode, --method, ...) is given once for
     every input or once per input. One input with a criterion given twice is a pair of
     experiments of the same run (`--input X --mode zero_shot --mode few_shot`)."""
@@ -81,13 +86,14 @@ def resolve(con: duckdb.DuckDBPyConnection, specs: list[str],
         raise UsageError("at most two --input (a paired comparison) are supported")
     for flag, values in criteria.items():
         if len(values) not in (0, 1, len(specs)):
-            raise UsageError(f"{flag} given {len(values)} times for {len(specs)} --input: "
-                             "give none, one for all inputs, or one per input")
+            raise UsageError(
+                f"{flag} given {len(values)} times for {len(specs)} --input: "
+                "give none, one for all inputs, or one per input"
+            )
     run_ids = [_run_id(con, spec) for spec in specs]
     out = []
     for k, (spec, run_id) in enumerate(zip(specs, run_ids, strict=True)):
-        wanted = {flag: (vals[0] if len(vals) == 1 else vals[k]) for flag, vals in criteria.items()
-                  if vals}
+        wanted = {flag: (vals[0] if len(vals) == 1 else vals[k]) for flag, vals in criteria.items() if vals}
         out.append(_experiment(con, spec, run_id, wanted))
     return out
 
@@ -98,24 +104,25 @@ _COLUMNS = ("experiment_id", "loss_kind", "mode", "method", "seed", "split", "do
 def _options(rows: list[dict[str, object]]) -> str:
     if all(r["loss_kind"] != "given" for r in rows):
         return ", ".join(str(r["mode"]) for r in rows)
-    return "; ".join(" ".join(f"--{c} {r[c]}" for c in ("method", "seed", "split", "domain"))
-                     for r in rows)
+    return "; ".join(" ".join(f"--{c} {r[c]}" for c in ("method", "seed", "split", "domain")) for r in rows)
 
 
-def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str,
-                wanted: dict[str, str]) -> Input:
+def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str, wanted: dict[str, str]) -> Input:
     found = con.execute(
         f"SELECT {', '.join('e.' + c for c in _COLUMNS)}, r.git_commit, r.sha256 "
         "FROM experiments e JOIN runs r USING (run_id) WHERE run_id = ? "
-        "ORDER BY e.experiment_index", [run_id]).fetchall()
+        "ORDER BY e.experiment_index",
+        [run_id],
+    ).fetchall()
     rows = [dict(zip((*_COLUMNS, "git_commit", "sha256"), r, strict=True)) for r in found]
     available = _options(rows)
     mode = wanted.get("--mode")
     if mode is not None and mode.startswith("#") and mode[1:].isdigit():
         rows = [r for i, r in enumerate(rows) if i == int(mode[1:])]  # by position in the file
         if not rows:
-            raise InputError(f"--input {spec}: run {run_id} has no experiment {mode} "
-                             f"(available: {available})")
+            raise InputError(
+                f"--input {spec}: run {run_id} has no experiment {mode} (available: {available})"
+            )
         wanted = {k: v for k, v in wanted.items() if k != "--mode"}
     for flag, column in CRITERIA:
         value = wanted.get(flag)
@@ -123,29 +130,45 @@ def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str,
             continue
         kept = [r for r in rows if r[column] is not None and str(r[column]) == value]
         if not kept:
-            raise InputError(f"--input {spec}: run {run_id} has no experiment with {column} "
-                             f"{value} (available: {available})")
-        if flag == "--mode" and len(kept) > 1 and len({str(r['mode']) for r in rows}) < len(rows):
-            raise InputError(f"--input {spec}: mode {value} matches {len(kept)} experiments of "
-                             f"run {run_id}; it is ambiguous: choose one by position, "
-                             f"--mode '#0' to --mode '#{len(rows) - 1}'")
+            raise InputError(
+                f"--input {spec}: run {run_id} has no experiment with {column} "
+                f"{value} (available: {available})"
+            )
+        if flag == "--mode" and len(kept) > 1 and len({str(r["mode"]) for r in rows}) < len(rows):
+            raise InputError(
+                f"--input {spec}: mode {value} matches {len(kept)} experiments of "
+                f"run {run_id}; it is ambiguous: choose one by position, "
+                f"--mode '#0' to --mode '#{len(rows) - 1}'"
+            )
         rows = kept
     if len(rows) > 1:
         how = "--mode" if rows[0]["loss_kind"] != "given" else "--method, --seed, --split, --domain"
-        raise UsageError(f"--input {spec}: run {run_id} has {len(rows)} experiments "
-                         f"({_options(rows)}); choose one with {how}")
+        raise UsageError(
+            f"--input {spec}: run {run_id} has {len(rows)} experiments "
+            f"({_options(rows)}); choose one with {how}"
+        )
     r = rows[0]
     eid = int(str(r["experiment_id"]))
     if r["loss_kind"] == "given":
-        units = con.execute("SELECT DISTINCT participant_id FROM v_sample_units "
-                            "WHERE experiment_id = ?", [eid]).fetchall()
+        units = con.execute(
+            "SELECT DISTINCT participant_id FROM v_sample_units WHERE experiment_id = ?", [eid]
+        ).fetchall()
         people = [(p, True) for (p,) in units]
     else:
-        people = con.execute("SELECT participant_id, success FROM participants "
-                             "WHERE experiment_id = ?", [eid]).fetchall()
-    return Input(spec, run_id, _text(r["git_commit"]), str(r["sha256"]), eid, str(r["loss_kind"]),
-                 {c: r[c] for c in ("mode", "method", "seed", "split", "domain")},
-                 frozenset(p for p, ok in people if ok), frozenset(p for p, ok in people if not ok))
+        people = con.execute(
+            "SELECT participant_id, success FROM participants WHERE experiment_id = ?", [eid]
+        ).fetchall()
+    return Input(
+        spec,
+        run_id,
+        _text(r["git_commit"]),
+        str(r["sha256"]),
+        eid,
+        str(r["loss_kind"]),
+        {c: r[c] for c in ("mode", "method", "seed", "split", "domain")},
+        frozenset(p for p, ok in people if ok),
+        frozenset(p for p, ok in people if not ok),
+    )
 
 
 def _text(v: object) -> str | None:
@@ -156,22 +179,28 @@ def analysis_set(inputs: list[Input], intersection_only: bool) -> AnalysisSet:
     """SPEC §5: one input uses its successful participants; a pair, those successful in both."""
     if len(inputs) == 1:
         (only,) = inputs
-        return AnalysisSet(sorted(only.included), {
-            "participants_total": len(only.included) + len(only.failed),
-            "participants_included": len(only.included),
-            "participants_failed": len(only.failed),
-        })
+        return AnalysisSet(
+            sorted(only.included),
+            {
+                "participants_total": len(only.included) + len(only.failed),
+                "participants_included": len(only.included),
+                "participants_failed": len(only.failed),
+            },
+        )
     left, right = inputs
     if left.per_sample != right.per_sample:
-        raise UsageError("a paired comparison needs two inputs of the same format (two PHQ-8 "
-                         "experiments or two per-sample experiments)")
+        raise UsageError(
+            "a paired comparison needs two inputs of the same format (two PHQ-8 "
+            "experiments or two per-sample experiments)"
+        )
     all_l, all_r = left.included | left.failed, right.included | right.failed
     if all_l != all_r and not intersection_only:
         what = "sample clusters" if left.per_sample else "participant sets"
         raise InputError(
             f"{what} differ ({len(all_l - all_r)} only in the left input, "
             f"{len(all_r - all_l)} only in the right); pass --intersection-only to compare "
-            "the overlap")
+            "the overlap"
+        )
     overlap = all_l & all_r
     analysis = left.included & right.included & overlap
     counts = {

@@ -34,7 +34,8 @@ def resolve_path(path: str | Path | None) -> Path:
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A raw connection, with DuckDB's lock error turned into a one-line LockedError."""
     config: dict[str, str | bool | int | float | list[str]] = (
-        {} if read_only else {"storage_compatibility_version": STORAGE_VERSION})
+        {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
+    )
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -65,16 +66,14 @@ def _dependency_order(objects: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Each object after the objects its SQL names (views bind when created)."""
     names = {n for n, _ in objects}
     code = {n: re.sub(r"--[^\n]*", "", sql) for n, sql in objects}  # comments name things too
-    needs = {n: {m for m in names if m != n and re.search(rf"\b{m}\b", code[n])}
-             for n, _ in objects}
+    needs = {n: {m for m in names if m != n and re.search(rf"\b{m}\b", code[n])} for n, _ in objects}
     ordered: list[tuple[str, str]] = []
     done: set[str] = set()
     pending = list(objects)
     while pending:
         ready = [(n, sql) for n, sql in pending if needs[n] <= done]
         if not ready:
-            raise RiskcovError("sql/: circular references between " +
-                               ", ".join(n for n, _ in pending))
+            raise RiskcovError("sql/: circular references between " + ", ".join(n for n, _ in pending))
         ordered += ready
         done |= {n for n, _ in ready}
         pending = [o for o in pending if o[0] not in done]
@@ -85,9 +84,7 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed."""
     objects = _dependency_order(_sql_objects())
     digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in objects).encode()).hexdigest()
-    row = one(con.execute(
-        "SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"
-    ))
+    row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
     if row and row[0] == digest:
         return
     from riskcov.scoring.csf import check_registry
@@ -104,18 +101,18 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
 
 def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
     con.execute(
-        "INSERT OR REPLACE INTO warehouse_meta (key, value, updated_at) "
-        "VALUES (?, ?, now()::TIMESTAMP)",
+        "INSERT OR REPLACE INTO warehouse_meta (key, value, updated_at) VALUES (?, ?, now()::TIMESTAMP)",
         [key, value],
     )
 
 
 def storage_version(con: duckdb.DuckDBPyConnection) -> str:
     """The storage version DuckDB reports for the open database file."""
-    row = one(con.execute(
-        "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = "
-        "current_database()"
-    ))
+    row = one(
+        con.execute(
+            "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()"
+        )
+    )
     return str(row[0]) if row and row[0] else "unknown"
 
 

@@ -28,8 +28,9 @@ def worked_path(shared_dir: Path) -> Path:
 @pytest.fixture
 def held_open(warehouse_path):
     """Another process holding the warehouse file open for writing."""
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_OPEN, str(warehouse_path)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_OPEN, str(warehouse_path)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline() == "ready\n"
@@ -42,15 +43,19 @@ def held_open(warehouse_path):
 def test_locked_warehouse_gives_one_line_and_exit_3(warehouse_path, held_open, run_cli):
     result = run_cli(["runs", "--warehouse", warehouse_path])
     assert (result.exit_code, result.stdout) == (3, "")
-    assert result.stderr == (f"error: warehouse {warehouse_path} is locked by process "
-                             f"{held_open.pid}; close it or use another --warehouse\n")
+    assert result.stderr == (
+        f"error: warehouse {warehouse_path} is locked by process "
+        f"{held_open.pid}; close it or use another --warehouse\n"
+    )
 
 
 def test_locked_warehouse_refuses_ingest_too(shared_dir, warehouse_path, held_open, run_cli):
     result = run_cli(["ingest", worked_path(shared_dir), "--warehouse", warehouse_path])
     assert result.exit_code == 3
-    assert result.stderr == (f"error: warehouse {warehouse_path} is locked by process "
-                             f"{held_open.pid}; close it or use another --warehouse\n")
+    assert result.stderr == (
+        f"error: warehouse {warehouse_path} is locked by process "
+        f"{held_open.pid}; close it or use another --warehouse\n"
+    )
 
 
 def test_runs_json_structure_for_the_worked_example(shared_dir, warehouse_path, run_cli):
@@ -61,18 +66,34 @@ def test_runs_json_structure_for_the_worked_example(shared_dir, warehouse_path, 
     listing = json.loads(result.stdout)
     ingested_at = listing[0].pop("ingested_at")
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?", ingested_at)
-    assert listing == [{
-        "run_id": "worked01",
-        "source_path": str(path),
-        "git_commit": "abc",
-        "timestamp": "2025-01-15T12:00:00",
-        "experiments": [{
-            "experiment_index": 0, "mode": "few_shot", "participants": 2, "failed": 1,
-            "items": 8, "predicted": 3, "abstained": 5, "abstention_rate": 0.625,
-        }],
-    }]
-    assert list(json.loads(result.stdout)[0]) == ["run_id", "source_path", "git_commit",
-                                                  "timestamp", "ingested_at", "experiments"]
+    assert listing == [
+        {
+            "run_id": "worked01",
+            "source_path": str(path),
+            "git_commit": "abc",
+            "timestamp": "2025-01-15T12:00:00",
+            "experiments": [
+                {
+                    "experiment_index": 0,
+                    "mode": "few_shot",
+                    "participants": 2,
+                    "failed": 1,
+                    "items": 8,
+                    "predicted": 3,
+                    "abstained": 5,
+                    "abstention_rate": 0.625,
+                }
+            ],
+        }
+    ]
+    assert list(json.loads(result.stdout)[0]) == [
+        "run_id",
+        "source_path",
+        "git_commit",
+        "timestamp",
+        "ingested_at",
+        "experiments",
+    ]
 
 
 def test_runs_json_on_an_empty_warehouse(warehouse_path, run_cli):
@@ -85,21 +106,24 @@ def test_runs_table_lists_each_experiment(shared_dir, warehouse_path, run_cli):
     assert run_cli(["ingest", path, "--warehouse", warehouse_path]).exit_code == 0
     result = run_cli(["runs", "--warehouse", warehouse_path])
     rows = [line.split()[:8] for line in result.stdout.splitlines()[1:]]
-    assert rows == [["public030", "zero_shot", "30", "1", "232", "132", "100", "43.1%"],
-                    ["public030", "few_shot", "30", "2", "224", "176", "48", "21.4%"]]
+    assert rows == [
+        ["public030", "zero_shot", "30", "1", "232", "132", "100", "43.1%"],
+        ["public030", "few_shot", "30", "2", "224", "176", "48", "21.4%"],
+    ]
 
 
 def test_storage_version_is_pinned_for_bi_tools(shared_dir, warehouse_path, run_cli, sql):
-    assert run_cli(["ingest", worked_path(shared_dir), "--warehouse", warehouse_path]
-                   ).exit_code == 0
-    (stored,), = sql(warehouse_path,
-                     "SELECT value FROM warehouse_meta WHERE key = 'storage_version'")
+    assert run_cli(["ingest", worked_path(shared_dir), "--warehouse", warehouse_path]).exit_code == 0
+    ((stored,),) = sql(warehouse_path, "SELECT value FROM warehouse_meta WHERE key = 'storage_version'")
     assert stored.startswith("v1.4")
-    (tag,), = sql(warehouse_path, "SELECT tags['storage_version'] FROM duckdb_databases() "
-                                  "WHERE database_name = current_database()")
+    ((tag,),) = sql(
+        warehouse_path,
+        "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()",
+    )
     assert tag == stored
-    assert sql(warehouse_path, "SELECT value FROM warehouse_meta WHERE key = "
-                               "'duckdb_library_version'") == [(duckdb.__version__,)]
+    assert sql(warehouse_path, "SELECT value FROM warehouse_meta WHERE key = 'duckdb_library_version'") == [
+        (duckdb.__version__,)
+    ]
 
 
 def test_no_command_prints_help(run_cli):
@@ -118,17 +142,18 @@ def test_installed_command_from_another_cwd_uses_riskcov_warehouse(shared_dir, t
     path = worked_path(shared_dir)
 
     def riskcov(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(RISKCOV), *args], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=120, check=False)
+        return subprocess.run(
+            [str(RISKCOV), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
 
     ingest = riskcov("ingest", str(path))
     assert (ingest.returncode, ingest.stderr) == (0, "")
-    assert ingest.stdout == (f"ingested {path}: run worked01: 1 experiment(s), 2 participants, "
-                             "8 items\n")
+    assert ingest.stdout == (f"ingested {path}: run worked01: 1 experiment(s), 2 participants, 8 items\n")
     runs = riskcov("runs", "--json")
     assert runs.returncode == 0
     assert [(r["run_id"], r["experiments"][0]["predicted"]) for r in json.loads(runs.stdout)] == [
-        ("worked01", 3)]
+        ("worked01", 3)
+    ]
     assert target.is_file()
     assert list(cwd.iterdir()) == []  # nothing written where the command ran
     again = riskcov("ingest", str(path))
@@ -138,8 +163,15 @@ def test_installed_command_from_another_cwd_uses_riskcov_warehouse(shared_dir, t
 @pytest.mark.skipif(not RISKCOV.exists(), reason="no riskcov console script next to python")
 def test_installed_command_defaults_to_warehouse_folder_of_cwd(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "RISKCOV_WAREHOUSE"}
-    result = subprocess.run([str(RISKCOV), "runs", "--json"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [str(RISKCOV), "runs", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert (result.returncode, result.stdout, result.stderr) == (0, "[]\n", "")
     assert sorted(p.name for p in (tmp_path / "warehouse").iterdir()) == ["riskcov.duckdb"]
 
@@ -147,7 +179,10 @@ def test_installed_command_defaults_to_warehouse_folder_of_cwd(tmp_path):
 def test_runs_table_on_an_empty_warehouse_says_so(warehouse_path, run_cli):
     result = run_cli(["runs", "--warehouse", warehouse_path])
     assert (result.exit_code, result.stdout, result.stderr) == (
-        0, "no runs yet: riskcov ingest PATH...\n", "")
+        0,
+        "no runs yet: riskcov ingest PATH...\n",
+        "",
+    )
 
 
 def test_version(run_cli):
@@ -156,5 +191,4 @@ def test_version(run_cli):
     from riskcov import __version__
 
     result = run_cli(["--version"])
-    assert (result.exit_code, result.stdout) == (
-        0, f"riskcov {__version__} (duckdb {duckdb.__version__})\n")
+    assert (result.exit_code, result.stdout) == (0, f"riskcov {__version__} (duckdb {duckdb.__version__})\n")

@@ -26,13 +26,24 @@ def test_readme_has_three_sql_examples():
 def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
     wh = tmp_path / "w.duckdb"
     with open_warehouse(wh) as con:
-        single = evaluate.run(con, evaluate.Options(
-            inputs=[str(EXAMPLE)], modes=["few_shot"], confidence="llm",
-            bootstrap_resamples=0)).artifact
+        single = evaluate.run(
+            con,
+            evaluate.Options(
+                inputs=[str(EXAMPLE)], modes=["few_shot"], confidence="llm", bootstrap_resamples=0
+            ),
+        ).artifact
         # stored as the CLI stores it, for the delta query
-        paired = evaluate.evaluate_and_store(con, evaluate.Options(
-            inputs=[str(EXAMPLE)] * 2, modes=["zero_shot", "few_shot"], confidence="llm",
-            bootstrap_resamples=20), tmp_path / "a.json", wh).artifact
+        paired = evaluate.evaluate_and_store(
+            con,
+            evaluate.Options(
+                inputs=[str(EXAMPLE)] * 2,
+                modes=["zero_shot", "few_shot"],
+                confidence="llm",
+                bootstrap_resamples=20,
+            ),
+            tmp_path / "a.json",
+            wh,
+        ).artifact
     con = duckdb.connect(str(wh), read_only=True)
     aurc, deltas, abstention = (con.execute(q).fetchall() for q in _readme_sql())
     m = single["confidence_variants"]["llm"]
@@ -45,7 +56,12 @@ def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
     assert eaurc == pytest.approx(m["eaurc"], rel=1e-12)
     d = paired["comparison"]["deltas"]["llm"]["aurc_full"]
     assert [(row[2], row[3], row[4], row[5]) for row in deltas] == [
-        ("llm", pytest.approx(d["delta"], rel=1e-12), pytest.approx(d["ci95"][0], rel=1e-12),
-         pytest.approx(d["ci95"][1], rel=1e-12))]
+        (
+            "llm",
+            pytest.approx(d["delta"], rel=1e-12),
+            pytest.approx(d["ci95"][0], rel=1e-12),
+            pytest.approx(d["ci95"][1], rel=1e-12),
+        )
+    ]
     assert len(abstention) == 16  # 2 modes x 8 items
     con.close()

@@ -24,8 +24,7 @@ def _weights(participants: list[int], b: int, seed: int, chunk: int) -> np.ndarr
 
 
 @settings(max_examples=40, deadline=None)
-@given(p=st.integers(1, 12), b=st.integers(1, 30), seed=st.integers(0, 2**32 - 1),
-       chunk=st.integers(1, 40))
+@given(p=st.integers(1, 12), b=st.integers(1, 30), seed=st.integers(0, 2**32 - 1), chunk=st.integers(1, 40))
 def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk):
     participants = sorted(np.random.RandomState(p).choice(10_000, p, replace=False).tolist())
     draws = np.random.RandomState(seed).randint(0, p, size=(b, p))
@@ -53,8 +52,9 @@ def test_no_resamples_yields_only_the_point_estimate(b):
 
 def test_interval_percentiles_drop_rate_and_collapse():
     assert interval(0.3, np.array([0.1, 0.2, 0.3, 0.4])) == (
-        [float(np.percentile([0.1, 0.2, 0.3, 0.4], 2.5)),
-         float(np.percentile([0.1, 0.2, 0.3, 0.4], 97.5))], 0.0)
+        [float(np.percentile([0.1, 0.2, 0.3, 0.4], 2.5)), float(np.percentile([0.1, 0.2, 0.3, 0.4], 97.5))],
+        0.0,
+    )
     assert interval(0.3, np.array([np.nan, 0.2, np.nan, np.nan])) == ([0.3, 0.3], 0.75)
     assert interval(None, np.array([0.1, 0.2])) == (None, 1.0)
     assert interval(0.5, np.array([np.nan, np.nan])) == ([0.5, 0.5], 1.0)
@@ -64,8 +64,14 @@ def _artifact(mk, tmp_path, name: str, **overrides) -> dict:
     example = tmp_path / "ex.json"
     if not example.exists():
         mk.write_run(mk.make_run(23, seed=3), example)
-    opts = evaluate.Options(inputs=[str(example)] * 2, modes=["zero_shot", "few_shot"],
-                            confidence="all", bootstrap_resamples=150, seed=9, **overrides)
+    opts = evaluate.Options(
+        inputs=[str(example)] * 2,
+        modes=["zero_shot", "few_shot"],
+        confidence="all",
+        bootstrap_resamples=150,
+        seed=9,
+        **overrides,
+    )
     with open_warehouse(tmp_path / f"{name}.duckdb") as con:
         art = evaluate.run(con, opts).artifact
     art.pop("created_at")

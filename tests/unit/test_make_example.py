@@ -44,17 +44,29 @@ def test_example_structure(mk):
                     assert sig["verbalized_confidence"] in (None, 1, 2, 3, 4, 5)
                     assert len(sig["consistency_samples"]) == 5
     # the same ground truth in both experiments for the participants both scored
-    ok = [{r["participant_id"]: r["ground_truth_items"] for r in e["results"]["results"]
-           if r["success"]} for e in exps]
+    ok = [
+        {r["participant_id"]: r["ground_truth_items"] for r in e["results"]["results"] if r["success"]}
+        for e in exps
+    ]
     assert all(ok[0][p] == ok[1][p] for p in ok[0].keys() & ok[1].keys())
 
 
 def test_example_abstains_about_30_percent_and_uses_nulls(mk):
     run = mk.make_run(41, seed=0)
-    preds = [v for e in run["experiments"] for r in e["results"]["results"] if r["success"]
-             for v in r["predicted_items"].values()]
-    sigs = [s for e in run["experiments"] for r in e["results"]["results"] if r["success"]
-            for s in r["item_signals"].values()]
+    preds = [
+        v
+        for e in run["experiments"]
+        for r in e["results"]["results"]
+        if r["success"]
+        for v in r["predicted_items"].values()
+    ]
+    sigs = [
+        s
+        for e in run["experiments"]
+        for r in e["results"]["results"]
+        if r["success"]
+        for s in r["item_signals"].values()
+    ]
     assert (len(preds), sum(v is None for v in preds)) == (624, 190)
     assert sum(s["verbalized_confidence"] is None for s in sigs) == 67
     assert sum(s["retrieval_similarity_mean"] is None for s in sigs) == 312 + 31

@@ -24,13 +24,13 @@ def con(tmp_path: Path):
 
 
 def ledger(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, str]]:
-    return con.execute("SELECT version, name, sha256 FROM schema_migrations ORDER BY version"
-                       ).fetchall()
+    return con.execute("SELECT version, name, sha256 FROM schema_migrations ORDER BY version").fetchall()
 
 
 def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    return [r[0] for r in con.execute(
-        "SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()]
+    return [
+        r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()
+    ]
 
 
 def test_sha256_is_of_the_sql_text():
@@ -41,10 +41,8 @@ def test_applies_in_version_order_and_writes_the_ledger(con):
     # given out of order: 2 needs the table of 1, 3 fills it
     applied = migrate(con, known=[M3, M2, M1])
     assert [m.version for m in applied] == [1, 2, 3]
-    assert ledger(con) == [(1, "first", M1.sha256), (2, "second", M2.sha256),
-                           (3, "third", M3.sha256)]
-    applied_at = con.execute("SELECT applied_at FROM schema_migrations ORDER BY version"
-                             ).fetchall()
+    assert ledger(con) == [(1, "first", M1.sha256), (2, "second", M2.sha256), (3, "third", M3.sha256)]
+    applied_at = con.execute("SELECT applied_at FROM schema_migrations ORDER BY version").fetchall()
     assert applied_at == sorted(applied_at)
     assert tables(con) == ["schema_migrations", "t1", "t2"]
     assert con.execute("SELECT x FROM t1").fetchall() == [(7,)]
@@ -72,7 +70,8 @@ def test_changed_checksum_is_refused(con):
     assert str(info.value) == (
         f"migration 0001_first.sql changed after it was applied (applied sha256 "
         f"{M1.sha256[:12]}, file sha256 {edited.sha256[:12]}); restore it and add a new "
-        "migration instead")
+        "migration instead"
+    )
     assert info.value.exit_code == 4
     assert tables(con) == ["schema_migrations", "t1"]  # M2 was not applied either
 
@@ -83,19 +82,23 @@ def test_newer_unknown_version_is_refused(con):
         migrate(con, known=[M1])
     assert str(info.value) == (
         "warehouse has migration 0002_second applied, which this riskcov does not know: it was "
-        "written by a newer riskcov; upgrade riskcov")
+        "written by a newer riskcov; upgrade riskcov"
+    )
     assert info.value.exit_code == 4
 
 
 def test_failing_migration_is_rolled_back(con):
-    bad = Migration(2, "broken", "CREATE TABLE t_new (y INTEGER);\n"
-                                 "INSERT INTO t1 VALUES (1);\n"
-                                 "SELECT * FROM no_such_table;")
+    bad = Migration(
+        2,
+        "broken",
+        "CREATE TABLE t_new (y INTEGER);\nINSERT INTO t1 VALUES (1);\nSELECT * FROM no_such_table;",
+    )
     with pytest.raises(MigrationError) as info:
         migrate(con, known=[M1, bad, M3])
     assert str(info.value) == (
         "migration 0002_broken.sql failed and was rolled back: Catalog Error: Table with name "
-        "no_such_table does not exist!")
+        "no_such_table does not exist!"
+    )
     assert tables(con) == ["schema_migrations", "t1"]
     assert con.execute("SELECT count(*) FROM t1").fetchall() == [(0,)]
     assert ledger(con) == [(1, "first", M1.sha256)]
@@ -111,8 +114,7 @@ def test_load_migrations_reads_the_shipped_folder():
     assert files[0].name == "0001_core.sql"
     assert [f"{m.version:04d}_{m.name}.sql" for m in found] == [f.name for f in files]
     assert [m.version for m in found] == list(range(1, len(files) + 1))
-    assert [m.sha256 for m in found] == [hashlib.sha256(f.read_bytes()).hexdigest()
-                                         for f in files]
+    assert [m.sha256 for m in found] == [hashlib.sha256(f.read_bytes()).hexdigest() for f in files]
 
 
 def test_load_migrations_rejects_bad_names_and_duplicate_versions(tmp_path):
@@ -149,8 +151,9 @@ def test_migrate_list_leaves_an_existing_file_byte_identical(tmp_path, run_cli):
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == files
     with duckdb.connect(str(path), read_only=True) as con:
-        rows = con.execute("SELECT version, name, CAST(applied_at AS VARCHAR) "
-                           "FROM schema_migrations ORDER BY version").fetchall()
+        rows = con.execute(
+            "SELECT version, name, CAST(applied_at AS VARCHAR) FROM schema_migrations ORDER BY version"
+        ).fetchall()
     assert len(rows) == len(shipped_files())
     assert result.stdout == "".join(f"{v:04d}_{n}  applied {at[:19]}\n" for v, n, at in rows)
 
@@ -166,4 +169,5 @@ def test_migrate_command_reports_a_changed_migration(tmp_path, run_cli):
     assert result.exit_code == 4
     assert result.stderr == (
         f"error: migration 0001_core.sql changed after it was applied (applied sha256 "
-        f"{old[:12]}, file sha256 {shipped[:12]}); restore it and add a new migration instead\n")
+        f"{old[:12]}, file sha256 {shipped[:12]}); restore it and add a new migration instead\n"
+    )

@@ -21,14 +21,16 @@ def run_doc(pred: Any = 1, gt: Any = 1, signal: tuple[str, Any] | None = None) -
     if signal:
         sig["Sleep"][signal[0]] = signal[1]
     participant = {
-        "participant_id": 1, "success": True,
+        "participant_id": 1,
+        "success": True,
         "predicted_items": {name: (pred if name == "Sleep" else 0) for name in ITEMS},
         "ground_truth_items": {name: (gt if name == "Sleep" else 0) for name in ITEMS},
         "item_signals": sig,
     }
-    return {"run_metadata": {"run_id": "r"},
-            "experiments": [{"provenance": {"mode": "few_shot"},
-                             "results": {"results": [participant]}}]}
+    return {
+        "run_metadata": {"run_id": "r"},
+        "experiments": [{"provenance": {"mode": "few_shot"}, "results": {"results": [participant]}}],
+    }
 
 
 def parse_doc(doc: dict[str, Any]):
@@ -39,15 +41,19 @@ def show(v: Any) -> str:
     return json.dumps(v) if isinstance(v, str) else repr(v)
 
 
-values = st.one_of(st.none(), st.booleans(), st.integers(-10, 10),
-                   st.floats(allow_nan=False, allow_infinity=False, width=64),
-                   st.sampled_from([0.0, 1.0, 2.0, 3.0, -0.0, 1.5]), st.text(max_size=3))
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-10, 10),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.sampled_from([0.0, 1.0, 2.0, 3.0, -0.0, 1.5]),
+    st.text(max_size=3),
+)
 
 
 @given(values)
 def test_pred_is_accepted_exactly_when_it_is_a_score_or_null(v):
-    valid = v is None or (not isinstance(v, (bool, str)) and float(v).is_integer()
-                          and 0 <= v <= 3)
+    valid = v is None or (not isinstance(v, (bool, str)) and float(v).is_integer() and 0 <= v <= 3)
     prefix = "x.json: experiment few_shot: participant 1: predicted_items.Sleep = "
     if valid:
         run = parse_doc(run_doc(pred=v))
@@ -65,8 +71,7 @@ def test_pred_is_accepted_exactly_when_it_is_a_score_or_null(v):
 
 @given(values)
 def test_gt_is_accepted_exactly_when_it_is_a_score(v):
-    valid = v is not None and not isinstance(v, (bool, str)) and float(v).is_integer() \
-        and 0 <= v <= 3
+    valid = v is not None and not isinstance(v, (bool, str)) and float(v).is_integer() and 0 <= v <= 3
     prefix = "x.json: experiment few_shot: participant 1: ground_truth_items.Sleep "
     if valid:
         assert int(parse_doc(run_doc(gt=v)).rows[0].items["gt"][2]) == int(v)
@@ -81,9 +86,10 @@ def test_gt_is_accepted_exactly_when_it_is_a_score(v):
         assert str(info.value) == prefix + f"= {show(v)} is not 0..3"
 
 
-@given(st.sampled_from(sorted(k for k, kind in SIGNALS.items() if kind == "float")),
-       st.one_of(st.none(), st.integers(-(10**6), 10**6),
-                 st.floats(allow_nan=False, allow_infinity=False)))
+@given(
+    st.sampled_from(sorted(k for k, kind in SIGNALS.items() if kind == "float")),
+    st.one_of(st.none(), st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False)),
+)
 def test_float_signals_keep_their_value(key, v):
     signals = parse_doc(run_doc(signal=(key, v))).rows[0].signals
     assert bool(signals[key + "__null"][2]) is (v is None)

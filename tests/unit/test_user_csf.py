@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from riskcov.errors import UsageError
-from riskcov.user_csf import (
+from riskcov.scoring.user_csf import (
     CompiledExpression,
     compile_expression,
     deny_external_access,

@@ -10,8 +10,9 @@ import numpy as np
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 
-def sample_chunks(participants: list[int], n_resamples: int, seed: int, chunk: int
-                  ) -> Iterator[tuple[IntArray, IntArray, IntArray]]:
+def sample_chunks(
+    participants: list[int], n_resamples: int, seed: int, chunk: int
+) -> Iterator[tuple[IntArray, IntArray, IntArray]]:
     """(replicate, participant_id, multiplicity) rows, `chunk` replicates at a time.
 
     Replicate b takes row b of RandomState(seed).randint(0, P, size=(B, P)); drawing the rows
@@ -36,6 +37,9 @@ def sample_chunks(participants: list[int], n_resamples: int, seed: int, chunk: i
         hit = np.flatnonzero(counts)
         rep, pid, mult = (hit // p + start + 1).astype(np.int64), ids[hit % p], counts[hit]
         if start == 0:
-            rep, pid, mult = (np.concatenate([point[0], rep]), np.concatenate([point[1], pid]),
-                              np.concatenate([point[2], mult]))
+            rep, pid, mult = (
+                np.concatenate([point[0], rep]),
+                np.concatenate([point[1], pid]),
+                np.concatenate([point[2], mult]),
+            )
         yield rep, pid, mult.astype(np.int64)

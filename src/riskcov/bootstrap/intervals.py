@@ -39,10 +39,12 @@ def std_error(point: float | None, replicates: FloatArray) -> float | None:
     return float(np.std(kept, ddof=1)) if len(kept) >= 2 else 0.0
 
 
-def summarize(scalars: dict[str, tuple[float | None, FloatArray]],
-              mae: dict[str, tuple[float | None, FloatArray]],
-              coverage_at_risk: dict[str, tuple[float | None, FloatArray]],
-              meta: dict[str, Any]) -> dict[str, Any]:
+def summarize(
+    scalars: dict[str, tuple[float | None, FloatArray]],
+    mae: dict[str, tuple[float | None, FloatArray]],
+    coverage_at_risk: dict[str, tuple[float | None, FloatArray]],
+    meta: dict[str, Any],
+) -> dict[str, Any]:
     """The artifact's `bootstrap` block of one series: ci95, drop rates and std_error of every
     scalar, MAE@coverage and Coverage@Risk key, from (point estimate, replicates) pairs."""
     ci: dict[str, Any] = {k: interval(p, r)[0] for k, (p, r) in scalars.items()}

@@ -25,8 +25,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the riskcov and DuckDB versions.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the riskcov and DuckDB versions."
+        ),
+    ] = False,
 ) -> None:
     """riskcov: a DuckDB metrics warehouse for selective prediction."""
 

@@ -54,8 +54,11 @@ app = typer.Typer(
 
 WarehouseOpt = Annotated[
     Path | None,
-    typer.Option("--warehouse", help="DuckDB file (default $RISKCOV_WAREHOUSE or "
-                 "warehouse/riskcov.duckdb).", show_default=False),
+    typer.Option(
+        "--warehouse",
+        help="DuckDB file (default $RISKCOV_WAREHOUSE or warehouse/riskcov.duckdb).",
+        show_default=False,
+    ),
 ]
 T = TypeVar("T")
 
@@ -82,8 +85,10 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             raise typer.Abort() from None
         except Exception as exc:
             first = (str(exc).splitlines() or [""])[0]
-            err(f"internal error ({type(exc).__name__}: {first}); nothing was stored. This is a "
-                "bug in riskcov: please report it with the command you ran")
+            err(
+                f"internal error ({type(exc).__name__}: {first}); nothing was stored. This is a "
+                "bug in riskcov: please report it with the command you ran"
+            )
             raise typer.Exit(INTERNAL_ERROR) from None
 
     return wrapper

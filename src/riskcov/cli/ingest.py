@@ -16,28 +16,45 @@ from riskcov.warehouse import open_warehouse
 @app.command()
 @guarded
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(
-        help="Run files (PHQ-8 run JSON; per-sample .csv, .parquet, .jsonl, .ndjson) or folders.")],
-    replace: Annotated[bool, typer.Option("--replace", help="Swap a run whose run_id is "
-                                          "already ingested with other content.")] = False,
-    run_id: Annotated[str | None, typer.Option(
-        "--run-id", help="Per-sample tables: the run's id (default: the file's stem).")] = None,
-    method: Annotated[str | None, typer.Option(
-        help="Per-sample tables: method of rows without a method column (default: file stem).")] = None,
-    seed: Annotated[int | None, typer.Option(
-        help="Per-sample tables: seed of rows without a seed column (default 0).")] = None,
-    split: Annotated[str | None, typer.Option(
-        help="Per-sample tables: split of rows without a split column (default test).")] = None,
-    domain: Annotated[str | None, typer.Option(
-        help="Per-sample tables: id or ood for rows without a domain column (default id).")] = None,
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Run files (PHQ-8 run JSON; per-sample .csv, .parquet, .jsonl, .ndjson) or folders."
+        ),
+    ],
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Swap a run whose run_id is already ingested with other content."),
+    ] = False,
+    run_id: Annotated[
+        str | None,
+        typer.Option("--run-id", help="Per-sample tables: the run's id (default: the file's stem)."),
+    ] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(help="Per-sample tables: method of rows without a method column (default: file stem)."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Per-sample tables: seed of rows without a seed column (default 0).")
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(help="Per-sample tables: split of rows without a split column (default test)."),
+    ] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(help="Per-sample tables: id or ood for rows without a domain column (default id)."),
+    ] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Validate run files and load them, one transaction per file."""
     files = expand_paths(paths)
     options = IngestOptions(run_id=run_id, method=method, seed=seed, split=split, domain=domain)
     big = sum(p.stat().st_size for p in files if p.is_file()) > 32 * 2**20
-    with open_warehouse(warehouse) as con, \
-            stderr_bar(len(files) >= 5 or big, "ingesting", len(files)) as update:
+    with (
+        open_warehouse(warehouse) as con,
+        stderr_bar(len(files) >= 5 or big, "ingesting", len(files)) as update,
+    ):
         step = (lambda p: update(advance=1, description=f"ingesting {p.name}")) if update else None
         results = ingest_paths(con, files, replace=replace, options=options, on_file=step)
     for r in results:

@@ -30,13 +30,31 @@ def runs(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("run_id", "mode", "participants", "failed", "items", "predicted", "abstained",
-                  "abstention", "ingested_at", box=None)
+    table = Table(
+        "run_id",
+        "mode",
+        "participants",
+        "failed",
+        "items",
+        "predicted",
+        "abstained",
+        "abstention",
+        "ingested_at",
+        box=None,
+    )
     for run in listing:
         for e in run["experiments"]:
-            table.add_row(run["run_id"], str(e["mode"]), str(e["participants"]), str(e["failed"]),
-                          str(e["items"]), str(e["predicted"]), str(e["abstained"]),
-                          f"{e['abstention_rate']:.1%}", run["ingested_at"][:19])
+            table.add_row(
+                run["run_id"],
+                str(e["mode"]),
+                str(e["participants"]),
+                str(e["failed"]),
+                str(e["items"]),
+                str(e["predicted"]),
+                str(e["abstained"]),
+                f"{e['abstention_rate']:.1%}",
+                run["ingested_at"][:19],
+            )
     Console(width=200).print(table)
 
 

@@ -73,15 +73,16 @@ class Format(Protocol):
     FORMAT_NAME: str
     SUFFIXES: tuple[str, ...]
 
-    def parse(self, con: duckdb.DuckDBPyConnection, path: Path, data: bytes,
-              options: IngestOptions) -> ParsedRun: ...
+    def parse(
+        self, con: duckdb.DuckDBPyConnection, path: Path, data: bytes, options: IngestOptions
+    ) -> ParsedRun: ...
 
 
 def formats() -> list[Format]:
     """Every format, in the order a folder's files are matched."""
-    from riskcov.formats import phq8_json
+    from riskcov.formats import per_sample, phq8_json
 
-    return [phq8_json]  # type: ignore[list-item]
+    return [phq8_json, per_sample]  # type: ignore[list-item]
 
 
 def format_for(path: Path) -> Format | None:

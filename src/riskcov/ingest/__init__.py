@@ -55,14 +55,28 @@ def _insert_experiments(con: duckdb.DuckDBPyConnection, run: ParsedRun) -> list[
     return ids
 
 
-def _insert_experiment_row(con: duckdb.DuckDBPyConnection, run_id: str, eid: int,
-                           exp: ExperimentRecord) -> None:
+def _insert_experiment_row(
+    con: duckdb.DuckDBPyConnection, run_id: str, eid: int, exp: ExperimentRecord
+) -> None:
     con.execute(
         "INSERT INTO experiments (experiment_id, run_id, experiment_index, mode, provenance, "
         "item_names, score_min, score_max, loss_kind, method, seed, split, domain) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [eid, run_id, exp.index, exp.mode, exp.provenance_json, exp.item_names, exp.score_min,
-         exp.score_max, exp.loss_kind, exp.method, exp.seed, exp.split, exp.domain],
+        [
+            eid,
+            run_id,
+            exp.index,
+            exp.mode,
+            exp.provenance_json,
+            exp.item_names,
+            exp.score_min,
+            exp.score_max,
+            exp.loss_kind,
+            exp.method,
+            exp.seed,
+            exp.split,
+            exp.domain,
+        ],
     )
 
 
@@ -78,22 +92,37 @@ def delete_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
 
 
-def _store(con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun,
-           replace: bool, own_transaction: bool) -> None:
+def _store(
+    con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun, replace: bool, own_transaction: bool
+) -> None:
     """Insert a run: in a transaction of its own, or inside the caller's (evaluate)."""
     with transaction(con, own=own_transaction):
         if replace:
             delete_run(con, run.run_id)
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, now()::TIMESTAMP, ?, ?, ?, ?, ?)",
-            [run.run_id, str(path), sha, run.git_commit, run.timestamp, run.metadata_json,
-             run.input_format, __version__],
+            [
+                run.run_id,
+                str(path),
+                sha,
+                run.git_commit,
+                run.timestamp,
+                run.metadata_json,
+                run.input_format,
+                __version__,
+            ],
         )
         _insert_experiments(con, run)
 
 
-def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = False,
-                options: IngestOptions | None = None, own_transaction: bool = True) -> IngestResult:
+def ingest_file(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    *,
+    replace: bool = False,
+    options: IngestOptions | None = None,
+    own_transaction: bool = True,
+) -> IngestResult:
     """Ingest one file; raise InputError (warehouse untouched) when it is bad."""
     options = options or IngestOptions()
     fmt = format_for(path)
@@ -121,8 +150,9 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, replace: bool = F
         raise InputError(f"{path}: run {run.run_id}: {exc}") from None
     except duckdb.ConstraintException as exc:
         raise InputError(f"{path}: run {run.run_id}: {str(exc).splitlines()[0]}") from None
-    return IngestResult(path, "replaced" if old else "ingested", run.run_id,
-                        f"run {run.run_id}: {run.summary}")
+    return IngestResult(
+        path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.summary}"
+    )
 
 
 def ingest_paths(

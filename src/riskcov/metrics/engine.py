@@ -18,11 +18,19 @@ from riskcov.scoring.scored import Series
 
 ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
 # rc_summary's columns kept per series and replicate
-SUMMARY = ("cmax", "aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c", "aurc_optimal",
-           "augrc_optimal", "eaurc", "eaugrc")
+SUMMARY = (
+    "cmax",
+    "aurc_full",
+    "augrc_full",
+    "aurc_at_c",
+    "augrc_at_c",
+    "aurc_optimal",
+    "augrc_optimal",
+    "eaurc",
+    "eaugrc",
+)
 # what a curve keeps of replicate 0's points; threshold last (item estimators map it back)
-CURVE_COLUMNS = ("plateau", "k_cum", "l_cum", "coverage", "selective_risk", "generalized_risk",
-                 "threshold")
+CURVE_COLUMNS = ("plateau", "k_cum", "l_cum", "coverage", "selective_risk", "generalized_risk", "threshold")
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 
@@ -49,12 +57,21 @@ def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
                                 GROUP BY series, participant_id)))""")
 
 
-def load_samples(con: duckdb.DuckDBPyConnection, replicate: np.ndarray[Any, Any],
-                 participant: np.ndarray[Any, Any], multiplicity: np.ndarray[Any, Any]) -> None:
+def load_samples(
+    con: duckdb.DuckDBPyConnection,
+    replicate: np.ndarray[Any, Any],
+    participant: np.ndarray[Any, Any],
+    multiplicity: np.ndarray[Any, Any],
+) -> None:
     """TEMP TABLE eval_samples(replicate, participant_id, multiplicity), from numpy in one scan."""
-    con.register("_samples", {"replicate": replicate.astype(np.int32),
-                              "participant_id": participant.astype(np.int64),
-                              "multiplicity": multiplicity.astype(np.int32)})
+    con.register(
+        "_samples",
+        {
+            "replicate": replicate.astype(np.int32),
+            "participant_id": participant.astype(np.int64),
+            "multiplicity": multiplicity.astype(np.int32),
+        },
+    )
     con.execute("CREATE OR REPLACE TEMP TABLE eval_samples AS SELECT * FROM _samples")
     con.unregister("_samples")
 
@@ -74,8 +91,9 @@ def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> in
     return max(1, min(max(n_resamples, 1), int(ROWS_PER_CHUNK / per_replicate)))
 
 
-def single_threaded(con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
-                    ) -> dict[str, np.ndarray[Any, Any]]:
+def single_threaded(
+    con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
+) -> dict[str, np.ndarray[Any, Any]]:
     """Run an aggregate on one thread, so DOUBLE sums add in table order (bit-reproducible)."""
     threads = one(con.execute("SELECT current_setting('threads')"))
     con.execute("SET threads = 1")
@@ -85,17 +103,27 @@ def single_threaded(con: duckdb.DuckDBPyConnection, query: str, params: list[Any
         con.execute(f"SET threads = {int(threads[0]) if threads else 1}")
 
 
-def _union_fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[list[Any]]
-                 ) -> dict[str, np.ndarray[Any, Any]]:
+def _union_fetch(
+    con: duckdb.DuckDBPyConnection, query: str, params: list[list[Any]]
+) -> dict[str, np.ndarray[Any, Any]]:
     """One round trip for a macro called once per grid value; NULLs come back as NaN."""
     sql = " UNION ALL ".join([query] * len(params))
     out = con.execute(sql, [p for ps in params for p in ps]).fetchnumpy()
-    return {k: np.ma.filled(v.astype(np.float64), np.nan) if np.ma.isMaskedArray(v) else v
-            for k, v in out.items()}
+    return {
+        k: np.ma.filled(v.astype(np.float64), np.nan) if np.ma.isMaskedArray(v) else v for k, v in out.items()
+    }
 
 
-def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, *,
-            area_c: float, grid: list[float], alphas: list[float], estimator: str) -> None:
+def compute(
+    con: duckdb.DuckDBPyConnection,
+    series: list[Series],
+    res: Results,
+    *,
+    area_c: float,
+    grid: list[float],
+    alphas: list[float],
+    estimator: str,
+) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
@@ -103,13 +131,17 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         arr = res.scalars.setdefault(name, np.full(shape, np.nan))
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_totals AS "
-                "FROM rc_totals('eval_scored', 'eval_samples')")
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_points AS "
-                "FROM rc_points('eval_scored', 'eval_samples', 'eval_totals')")
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_totals AS FROM rc_totals('eval_scored', 'eval_samples')")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_points AS "
+        "FROM rc_points('eval_scored', 'eval_samples', 'eval_totals')"
+    )
     m = single_threaded(
-        con, "SELECT * FROM rc_summary('eval_scored', 'eval_samples', 'eval_points', 'eval_totals',"
-        " 'eval_harmonic', ?, ?)", [area_c, estimator])
+        con,
+        "SELECT * FROM rc_summary('eval_scored', 'eval_samples', 'eval_points', 'eval_totals',"
+        " 'eval_harmonic', ?, ?)",
+        [area_c, estimator],
+    )
     for name in SUMMARY:
         put(name, m["series"], m["replicate"], m[name])
     present = np.unique(m["replicate"]).astype(np.intp)
@@ -117,20 +149,23 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         present = np.array([0], dtype=np.intp)
         for name in SUMMARY:
             res.scalars[name][:, 0] = 0.0
-    mae = _union_fetch(con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)",
-                       [[c, estimator] for c in grid])
+    mae = _union_fetch(
+        con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)", [[c, estimator] for c in grid]
+    )
     for c in grid:
         sel = (mae["requested"] == c) & ~np.isnan(mae["value"])
         put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
-        put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel],
-            mae["achieved"][sel])
-    car = _union_fetch(con, "SELECT * FROM rc_coverage_at_risk('eval_points', ?)",
-                       [[a] for a in alphas])
+        put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["achieved"][sel])
+    car = _union_fetch(con, "SELECT * FROM rc_coverage_at_risk('eval_points', ?)", [[a] for a in alphas])
     confidence_of = _item_confidences(con) if estimator != "plateau-trapezoid" else None
     if confidence_of is not None:
-        car["threshold"] = np.array([confidence_of.get((int(sid), key), np.nan) for sid, key
-                                     in zip(car["series"], car["threshold"], strict=True)],
-                                    dtype=np.float64)
+        car["threshold"] = np.array(
+            [
+                confidence_of.get((int(sid), key), np.nan)
+                for sid, key in zip(car["series"], car["threshold"], strict=True)
+            ],
+            dtype=np.float64,
+        )
     for a in alphas:
         sel = car["alpha"] == a
         for col in ("coverage", "risk", "threshold"):
@@ -143,7 +178,8 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
         return
     rows = con.execute(
         f"SELECT series, {', '.join(CURVE_COLUMNS)} FROM eval_points WHERE replicate = 0 "
-        "ORDER BY series, plateau").fetchall()
+        "ORDER BY series, plateau"
+    ).fetchall()
     for s in series:
         res.curves[s.index] = {k: [] for k in CURVE_COLUMNS}
     for sid, *values in rows:
@@ -152,18 +188,21 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
             curve[k].append(v)
         if confidence_of is not None:
             curve["threshold"][-1] = confidence_of[(sid, values[-1])]
-    con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS "
-                "FROM eval_samples WHERE replicate = 0")
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_totals0 AS "
-                "FROM rc_totals('eval_scored', 'eval_unit_samples')")
+    con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS FROM eval_samples WHERE replicate = 0")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_totals0 AS FROM rc_totals('eval_scored', 'eval_unit_samples')"
+    )
     res.achievable = achievable(con, res.curves, area_c)
 
 
 def _item_confidences(con: duckdb.DuckDBPyConnection) -> dict[tuple[int, float], float]:
     """Item estimators rank items by a tie-broken key: (series, key) -> the item's confidence."""
-    return {(sid, key): raw for sid, key, raw in con.execute(
-        "SELECT series, confidence, raw_confidence FROM eval_scored "
-        "WHERE confidence IS NOT NULL").fetchall()}
+    return {
+        (sid, key): raw
+        for sid, key, raw in con.execute(
+            "SELECT series, confidence, raw_confidence FROM eval_scored WHERE confidence IS NOT NULL"
+        ).fetchall()
+    }
 
 
 def copy_aliases(series: list[Series], res: Results) -> None:

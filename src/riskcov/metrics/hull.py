@@ -20,8 +20,9 @@ def hull_indices(coverage: list[float], risk: list[float]) -> list[int]:
     for j in sorted(range(len(coverage)), key=lambda j: coverage[j]):
         while len(hull) >= 2:
             o, a = hull[-2], hull[-1]
-            cross = ((coverage[a] - coverage[o]) * (risk[j] - risk[o])
-                     - (risk[a] - risk[o]) * (coverage[j] - coverage[o]))
+            cross = (coverage[a] - coverage[o]) * (risk[j] - risk[o]) - (risk[a] - risk[o]) * (
+                coverage[j] - coverage[o]
+            )
             if cross <= 1e-10:
                 hull.pop()
             else:
@@ -30,8 +31,9 @@ def hull_indices(coverage: list[float], risk: list[float]) -> list[int]:
     return hull
 
 
-def achievable(con: duckdb.DuckDBPyConnection, curves: dict[int, dict[str, list[Any]]],
-               area_c: float) -> dict[int, float]:
+def achievable(
+    con: duckdb.DuckDBPyConnection, curves: dict[int, dict[str, list[Any]]], area_c: float
+) -> dict[int, float]:
     """AURC of each series' hull points (replicate 0: eval_scored, eval_totals0).
 
     A hull point adds the items and raw loss of every plateau since the previous hull point;
@@ -47,17 +49,24 @@ def achievable(con: duckdb.DuckDBPyConnection, curves: dict[int, dict[str, list[
             cols["k"].append(curve["k_cum"][j] - k0)
             cols["l"].append(curve["l_cum"][j] - l0)
             k0, l0 = curve["k_cum"][j], curve["l_cum"][j]
-    con.register("_hull", {"series": np.asarray(cols["series"], dtype=np.int64),
-                           "replicate": np.zeros(len(cols["series"]), dtype=np.int32),
-                           "plateau": np.asarray(cols["plateau"], dtype=np.int64),
-                           "threshold": np.asarray(cols["threshold"], dtype=np.float64),
-                           "k": np.asarray(cols["k"], dtype=np.int64),
-                           "l": np.asarray(cols["l"], dtype=np.float64)})
+    con.register(
+        "_hull",
+        {
+            "series": np.asarray(cols["series"], dtype=np.int64),
+            "replicate": np.zeros(len(cols["series"]), dtype=np.int32),
+            "plateau": np.asarray(cols["plateau"], dtype=np.int64),
+            "threshold": np.asarray(cols["threshold"], dtype=np.float64),
+            "k": np.asarray(cols["k"], dtype=np.int64),
+            "l": np.asarray(cols["l"], dtype=np.float64),
+        },
+    )
     con.execute("CREATE OR REPLACE TEMP TABLE eval_hull_steps AS FROM _hull")
     con.unregister("_hull")
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_hull AS "
-                "FROM rc_running('eval_hull_steps', 'eval_totals0')")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_hull AS FROM rc_running('eval_hull_steps', 'eval_totals0')"
+    )
     rows = con.execute(
-        "SELECT series, aurc_full FROM rc_metrics('eval_hull', 'eval_totals0', ?, "
-        "'plateau-trapezoid')", [area_c]).fetchall()
+        "SELECT series, aurc_full FROM rc_metrics('eval_hull', 'eval_totals0', ?, 'plateau-trapezoid')",
+        [area_c],
+    ).fetchall()
     return {int(sid): float(v) for sid, v in rows}

@@ -29,8 +29,15 @@ def _pct(num: float, den: float) -> float:
     return num / den * 100 if den != 0 else 0.0
 
 
-def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
-                   alphas: list[float], bootstrap: dict[str, Any] | None) -> dict[str, Any]:
+def series_metrics(
+    res: Results,
+    s: Series,
+    *,
+    area_c: float,
+    grid: list[float],
+    alphas: list[float],
+    bootstrap: dict[str, Any] | None,
+) -> dict[str, Any]:
     """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None)."""
     sc, i = res.scalars, s.index
     v = {k.key: float(sc[k.key][i, 0]) for k in WITH_CI}
@@ -40,15 +47,29 @@ def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
     mae: dict[str, Any] = {}
     for c in grid:
         val = _value(sc[f"mae@{c!r}"], i)
-        mae[grid_key(c)] = None if val is None else {
-            "requested": c, "achieved": _value(sc[f"mae_achieved@{c!r}"], i), "value": val}
-    car = {grid_key(a): {"alpha": a, "coverage": float(sc[f"car_coverage@{a!r}"][i, 0]),
-                         "risk": _value(sc[f"car_risk@{a!r}"], i),
-                         "threshold": _value(sc[f"car_threshold@{a!r}"], i)} for a in alphas}
+        mae[grid_key(c)] = (
+            None
+            if val is None
+            else {"requested": c, "achieved": _value(sc[f"mae_achieved@{c!r}"], i), "value": val}
+        )
+    car = {
+        grid_key(a): {
+            "alpha": a,
+            "coverage": float(sc[f"car_coverage@{a!r}"][i, 0]),
+            "risk": _value(sc[f"car_risk@{a!r}"], i),
+            "threshold": _value(sc[f"car_threshold@{a!r}"], i),
+        }
+        for a in alphas
+    }
     out: dict[str, Any] = {
-        "cmax": v["cmax"], "aurc_full": v["aurc_full"], "augrc_full": v["augrc_full"],
-        "aurc_optimal": v["aurc_optimal"], "augrc_optimal": v["augrc_optimal"],
-        "eaurc": v["eaurc"], "eaugrc": v["eaugrc"], "aurc_achievable": achievable,
+        "cmax": v["cmax"],
+        "aurc_full": v["aurc_full"],
+        "augrc_full": v["augrc_full"],
+        "aurc_optimal": v["aurc_optimal"],
+        "augrc_optimal": v["augrc_optimal"],
+        "eaurc": v["eaurc"],
+        "eaugrc": v["eaugrc"],
+        "aurc_achievable": achievable,
         "interpretation": {
             "aurc_gap_pct": _pct(v["eaurc"], v["aurc_optimal"]),
             "augrc_gap_pct": _pct(v["eaugrc"], v["augrc_optimal"]),
@@ -65,17 +86,19 @@ def series_metrics(res: Results, s: Series, *, area_c: float, grid: list[float],
         out["bootstrap"] = summarize(
             {k.key: (v[k.key], sc[k.key][i, 1:]) for k in WITH_CI},
             {grid_key(c): (_value(sc[f"mae@{c!r}"], i), sc[f"mae@{c!r}"][i, 1:]) for c in grid},
-            {grid_key(a): (car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:])
-             for a in alphas},
-            bootstrap)
+            {grid_key(a): (car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:]) for a in alphas},
+            bootstrap,
+        )
     return out
 
 
-def deltas(res: Results, left: Series, right: Series, grid: list[float],
-           bootstrapped: bool) -> dict[str, Any]:
+def deltas(
+    res: Results, left: Series, right: Series, grid: list[float], bootstrapped: bool
+) -> dict[str, Any]:
     """Paired deltas right - left, each replicate drawing the same participants for both."""
     names = [(k.key, k.key) for k in DELTAS] + [
-        (f"mae_at_coverage_{grid_key(c)}", f"mae@{c!r}") for c in grid]
+        (f"mae_at_coverage_{grid_key(c)}", f"mae@{c!r}") for c in grid
+    ]
     out: dict[str, Any] = {}
     for key, name in names:
         arr = res.scalars[name]

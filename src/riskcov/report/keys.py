@@ -34,10 +34,8 @@ SCALARS = (
     MetricKey("aurc_achievable", "AURC achievable", ci=False, summary_rank=7),
 )
 WITH_CI = tuple(k for k in SCALARS if k.ci)
-DELTAS = tuple(sorted((k for k in SCALARS if k.delta_rank is not None),
-                      key=lambda k: k.delta_rank or 0))
-SUMMARY = tuple(sorted((k for k in SCALARS if k.summary_rank is not None),
-                       key=lambda k: k.summary_rank or 0))
+DELTAS = tuple(sorted((k for k in SCALARS if k.delta_rank is not None), key=lambda k: k.delta_rank or 0))
+SUMMARY = tuple(sorted((k for k in SCALARS if k.summary_rank is not None), key=lambda k: k.summary_rank or 0))
 
 
 def grid_key(c: float) -> str:

@@ -30,18 +30,28 @@ def default_artifact_path(warehouse: Path | None, evaluation_id: int) -> Path:
 def _metrics_by_input(art: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     """(input label, csf, METRICS) for single and paired artifacts alike."""
     paired = art["comparison"]["enabled"]
-    return [(label, csf, m) for csf, entry in art["confidence_variants"].items()
-            for label, m in (entry if paired else {"input_0": entry}).items()]
+    return [
+        (label, csf, m)
+        for csf, entry in art["confidence_variants"].items()
+        for label, m in (entry if paired else {"input_0": entry}).items()
+    ]
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, list[Any]]) -> None:
     """Insert columns through one numpy scan (None -> NULL), not row by row."""
-    arrays = {k: (np.array(v, dtype=object) if any(isinstance(x, str) for x in v) else
-                  np.array([np.nan if x is None else x for x in v], dtype=np.float64))
-              for k, v in columns.items()}
+    arrays = {
+        k: (
+            np.array(v, dtype=object)
+            if any(isinstance(x, str) for x in v)
+            else np.array([np.nan if x is None else x for x in v], dtype=np.float64)
+        )
+        for k, v in columns.items()
+    }
     con.register("_rows", arrays)
-    select = ", ".join(f"CASE WHEN isnan({k}) THEN NULL ELSE {k} END"
-                       if arrays[k].dtype == np.float64 else k for k in columns)
+    select = ", ".join(
+        f"CASE WHEN isnan({k}) THEN NULL ELSE {k} END" if arrays[k].dtype == np.float64 else k
+        for k in columns
+    )
     con.execute(f"INSERT INTO {table} SELECT {select} FROM _rows")
     con.unregister("_rows")
 
@@ -52,8 +62,9 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
     for label, csf, m in _metrics_by_input(art):
         ci = m["bootstrap"].get("ci95", {}) if m["bootstrap"] else {}
 
-        def add(metric: str, value: Any, bounds: list[float] | None = None,
-                label: str = label, csf: str = csf) -> None:
+        def add(
+            metric: str, value: Any, bounds: list[float] | None = None, label: str = label, csf: str = csf
+        ) -> None:
             lo, hi = bounds if bounds else (None, None)
             rows.append((label, csf, metric, value, lo, hi))
 
@@ -62,12 +73,10 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
         for k, v in m["interpretation"].items():
             add(k, v)
         for key, point in m["mae_at_coverage"].items():
-            add(f"mae_at_coverage_{key}", point and point["value"],
-                ci.get("mae_at_coverage", {}).get(key))
+            add(f"mae_at_coverage_{key}", point and point["value"], ci.get("mae_at_coverage", {}).get(key))
             add(f"mae_achieved_coverage_{key}", point and point["achieved"])
         for key, point in m.get("coverage_at_risk", {}).items():
-            add(f"coverage_at_risk_{key}", point["coverage"],
-                ci.get("coverage_at_risk", {}).get(key))
+            add(f"coverage_at_risk_{key}", point["coverage"], ci.get("coverage_at_risk", {}).get(key))
     for csf, deltas in (art["comparison"]["deltas"] or {}).items():
         for metric, d in deltas.items():
             lo, hi = d["ci95"] if d["ci95"] else (None, None)
@@ -75,24 +84,48 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
     return rows
 
 
-def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any],
-         artifact_path: str) -> None:
+def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any], artifact_path: str) -> None:
     """Insert the evaluation's rows (inside the caller's transaction, if any)."""
-    con.execute("INSERT INTO evaluations VALUES (?, ?::TIMESTAMP, ?, ?, ?, ?)", [
-        evaluation_id, art["created_at"].rstrip("Z"), json.dumps(art["inputs"]),
-        json.dumps({**art["options"], "loss": art["loss"]["name"],
-                    "estimator": art["estimator"]}),
-        artifact_path, __version__])
+    con.execute(
+        "INSERT INTO evaluations VALUES (?, ?::TIMESTAMP, ?, ?, ?, ?)",
+        [
+            evaluation_id,
+            art["created_at"].rstrip("Z"),
+            json.dumps(art["inputs"]),
+            json.dumps({**art["options"], "loss": art["loss"]["name"], "estimator": art["estimator"]}),
+            artifact_path,
+            __version__,
+        ],
+    )
     rows = metric_rows(art)
     if rows:
         columns = list(zip(*rows, strict=True))
-        _insert(con, "evaluation_metrics", {
-            "evaluation_id": [evaluation_id] * len(rows), "input": list(columns[0]),
-            "csf": list(columns[1]), "metric": list(columns[2]), "value": list(columns[3]),
-            "ci_low": list(columns[4]), "ci_high": list(columns[5])})
-    curves: dict[str, list[Any]] = {k: [] for k in (
-        "evaluation_id", "input", "csf", "point", "coverage", "selective_risk",
-        "generalized_risk", "threshold")}
+        _insert(
+            con,
+            "evaluation_metrics",
+            {
+                "evaluation_id": [evaluation_id] * len(rows),
+                "input": list(columns[0]),
+                "csf": list(columns[1]),
+                "metric": list(columns[2]),
+                "value": list(columns[3]),
+                "ci_low": list(columns[4]),
+                "ci_high": list(columns[5]),
+            },
+        )
+    curves: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "evaluation_id",
+            "input",
+            "csf",
+            "point",
+            "coverage",
+            "selective_risk",
+            "generalized_risk",
+            "threshold",
+        )
+    }
     for label, csf, m in _metrics_by_input(art):
         c = m["curve"]
         n = len(c["coverage"])

@@ -26,10 +26,12 @@ def _cell(m: dict[str, Any], key: MetricKey) -> str:
 def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> None:
     """Print the population line, a table per CSF (paired: left, right, delta)."""
     pop = art["population"]
-    console.print(f"loss {art['loss']['name']}, estimator {art['estimator']}, "
-                  f"C = {art['options']['area_coverage']}: {pop['participants_included']} "
-                  f"participants included, {pop['participants_failed']} failed, "
-                  f"{pop['items_total']} items")
+    console.print(
+        f"loss {art['loss']['name']}, estimator {art['estimator']}, "
+        f"C = {art['options']['area_coverage']}: {pop['participants_included']} "
+        f"participants included, {pop['participants_failed']} failed, "
+        f"{pop['items_total']} items"
+    )
     paired = art["comparison"]["enabled"]
     boot = art["options"]["bootstrap_resamples"]
     ci_note = f", 95% CI from {boot} resamples" if boot > 0 else ""
@@ -44,9 +46,12 @@ def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> 
             deltas = art["comparison"]["deltas"][name]
             for key in SUMMARY:
                 d = deltas.get(key.key)
-                table.add_row(key.label, _cell(entry["input_0"], key),
-                              _cell(entry["input_1"], key),
-                              _fmt(d["delta"], d["ci95"] if boot > 0 else None) if d else "")
+                table.add_row(
+                    key.label,
+                    _cell(entry["input_0"], key),
+                    _cell(entry["input_1"], key),
+                    _fmt(d["delta"], d["ci95"] if boot > 0 else None) if d else "",
+                )
         else:
             table.add_column(art["inputs"][0]["mode"] or "value")
             for key in SUMMARY:

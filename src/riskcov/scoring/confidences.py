@@ -31,15 +31,16 @@ def item_confidences_sql(csf: Csf, *, labels: str, where: str) -> str:
 def confidences_view_sql() -> str:
     """`v_csf_confidences`: every base CSF on every item (items exist only for successful
     participants: ingest stores none for failed ones)."""
-    parts = [item_confidences_sql(c, labels=f"'{c.name}' AS csf,", where="true")
-             for c in BASE.values()]
+    parts = [item_confidences_sql(c, labels=f"'{c.name}' AS csf,", where="true") for c in BASE.values()]
     return "CREATE OR REPLACE VIEW v_csf_confidences AS\n" + "\nUNION ALL\n".join(parts)
 
 
 def sample_confidences_sql(csf: str, *, labels: str, where: str) -> str:
     """SELECT of every sample of the experiments `where` picks, scored by its column `csf`."""
-    return (f"SELECT {labels} experiment_id, participant_id, item_index, confidence, abstained,"
-            f" loss_raw, problem FROM v_sample_confidences WHERE csf = '{_quote(csf)}' AND {where}")
+    return (
+        f"SELECT {labels} experiment_id, participant_id, item_index, confidence, abstained,"
+        f" loss_raw, problem FROM v_sample_confidences WHERE csf = '{_quote(csf)}' AND {where}"
+    )
 
 
 def _quote(text: str) -> str:

@@ -23,8 +23,10 @@ def _clamp(x: str) -> str:
 # e = clamp(min(llm, 3) / 3), a missing key counting 0; s = clamp(similarity mean), null -> 0
 _E = _clamp(f"least(CAST(coalesce(s.llm_evidence_count, 0) AS DOUBLE), {_d(3.0)}) / {_d(3.0)}")
 _S = _clamp(f"coalesce(s.retrieval_similarity_mean, {_d(0.0)})")
-_V = (f"CASE WHEN s.verbalized_confidence IS NULL THEN {_d(0.5)} "
-      f"ELSE {_clamp(f'(s.verbalized_confidence - {_d(1.0)}) / {_d(4.0)}')} END")
+_V = (
+    f"CASE WHEN s.verbalized_confidence IS NULL THEN {_d(0.5)} "
+    f"ELSE {_clamp(f'(s.verbalized_confidence - {_d(1.0)}) / {_d(4.0)}')} END"
+)
 _LLM = "llm_evidence_count"
 _SIM = "retrieval_similarity_mean"
 
@@ -41,13 +43,16 @@ class Csf:
     def problem_sql(self) -> str:
         """SQL naming the first unusable signal of an item for this CSF (NULL when fine)."""
         keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
-        whens = [f"WHEN NOT list_contains({keys}, '{k}') THEN '{k} is missing'"
-                 for k in self.required]
-        whens += [f"WHEN list_contains({keys}, '{k}') AND s.{k} IS NULL THEN '{k} is null'"
-                  for k in self.null_is_error]
+        whens = [f"WHEN NOT list_contains({keys}, '{k}') THEN '{k} is missing'" for k in self.required]
+        whens += [
+            f"WHEN list_contains({keys}, '{k}') AND s.{k} IS NULL THEN '{k} is null'"
+            for k in self.null_is_error
+        ]
         # e.g. token_pe = -1 makes 1 / (1 + x) infinite: no ranking, no finite area
-        whens.append(f"WHEN NOT isfinite({self.expression}) THEN 'the confidence is "
-                     f"' || CAST({self.expression} AS VARCHAR) || ', not a finite number'")
+        whens.append(
+            f"WHEN NOT isfinite({self.expression}) THEN 'the confidence is "
+            f"' || CAST({self.expression} AS VARCHAR) || ', not a finite number'"
+        )
         return f"CASE {' '.join(whens)} END"
 
 
@@ -58,24 +63,43 @@ def _base() -> dict[str, Csf]:
         Csf("llm", llm, (), (_LLM,)),
         Csf("total_evidence", llm, (), (_LLM,)),
         Csf("retrieval_similarity_mean", f"coalesce(s.{_SIM}, {_d(0.0)})", (_SIM,)),
-        Csf("retrieval_similarity_max", f"coalesce(s.retrieval_similarity_max, {_d(0.0)})",
-            ("retrieval_similarity_max",)),
-        Csf("hybrid_evidence_similarity", f"{_d(0.5)} * {_E} + {_d(0.5)} * {_S}", (_SIM,),
-            (_LLM,)),
+        Csf(
+            "retrieval_similarity_max",
+            f"coalesce(s.retrieval_similarity_max, {_d(0.0)})",
+            ("retrieval_similarity_max",),
+        ),
+        Csf("hybrid_evidence_similarity", f"{_d(0.5)} * {_E} + {_d(0.5)} * {_S}", (_SIM,), (_LLM,)),
         Csf("verbalized", _V, ("verbalized_confidence",)),
-        Csf("hybrid_verbalized", _clamp(f"{_d(0.4)} * {_V} + {_d(0.3)} * {_E} + {_d(0.3)} * {_S}"),
-            ("verbalized_confidence", _SIM), (_LLM,)),
+        Csf(
+            "hybrid_verbalized",
+            _clamp(f"{_d(0.4)} * {_V} + {_d(0.3)} * {_E} + {_d(0.3)} * {_S}"),
+            ("verbalized_confidence", _SIM),
+            (_LLM,),
+        ),
         Csf("token_msp", _clamp("s.token_msp"), ("token_msp",), ("token_msp",)),
         Csf("token_pe", f"{one} / ({one} + s.token_pe)", ("token_pe",), ("token_pe",)),
         Csf("token_energy", _clamp("exp(s.token_energy)"), ("token_energy",), ("token_energy",)),
-        Csf("consistency", _clamp("s.consistency_modal_confidence"),
-            ("consistency_modal_confidence",), ("consistency_modal_confidence",)),
-        Csf("consistency_inverse_std", f"{one} / ({one} + s.consistency_score_std)",
-            ("consistency_score_std",), ("consistency_score_std",)),
-        Csf("hybrid_consistency",
-            _clamp(f"{_d(0.4)} * {_clamp('s.consistency_modal_confidence')} + {_d(0.3)} * {_E}"
-                   f" + {_d(0.3)} * {_S}"),
-            ("consistency_modal_confidence", _SIM), ("consistency_modal_confidence", _LLM)),
+        Csf(
+            "consistency",
+            _clamp("s.consistency_modal_confidence"),
+            ("consistency_modal_confidence",),
+            ("consistency_modal_confidence",),
+        ),
+        Csf(
+            "consistency_inverse_std",
+            f"{one} / ({one} + s.consistency_score_std)",
+            ("consistency_score_std",),
+            ("consistency_score_std",),
+        ),
+        Csf(
+            "hybrid_consistency",
+            _clamp(
+                f"{_d(0.4)} * {_clamp('s.consistency_modal_confidence')} + {_d(0.3)} * {_E}"
+                f" + {_d(0.3)} * {_S}"
+            ),
+            ("consistency_modal_confidence", _SIM),
+            ("consistency_modal_confidence", _LLM),
+        ),
     ]
     return {c.name: c for c in csfs}
 
@@ -99,17 +123,21 @@ def get(name: str) -> Csf:
         return BASE[name]
     m = _SECONDARY.match(name)
     if not m:
-        raise UsageError(f"--confidence {name}: unknown confidence function; choose default, all, "
-                         f"one of {', '.join(sorted(BASE))}, or secondary:<a>+<b>:average|product")
+        raise UsageError(
+            f"--confidence {name}: unknown confidence function; choose default, all, "
+            f"one of {', '.join(sorted(BASE))}, or secondary:<a>+<b>:average|product"
+        )
     a, b, how = m.groups()
     for part in (a, b):
         if part not in BASE:
             raise UsageError(f"--confidence {name}: {part} is not a base confidence function")
     ca, cb = BASE[a], BASE[b]
-    expr = (f"(({ca.expression}) + ({cb.expression})) / {_d(2.0)}" if how == "average"
-            else f"({ca.expression}) * ({cb.expression})")
-    return Csf(name, expr, _union(ca.required, cb.required),
-               _union(ca.null_is_error, cb.null_is_error))
+    expr = (
+        f"(({ca.expression}) + ({cb.expression})) / {_d(2.0)}"
+        if how == "average"
+        else f"({ca.expression}) * ({cb.expression})"
+    )
+    return Csf(name, expr, _union(ca.required, cb.required), _union(ca.null_is_error, cb.null_is_error))
 
 
 def select(selector: str) -> tuple[list[Csf], bool]:
@@ -138,7 +166,6 @@ def check_registry() -> None:
             raise RiskcovError(f"internal error: CSF {c.name}: its SQL does not parse: {first}") from exc
 
 
-
 def sample_csf(name: str) -> Csf:
     """A per-sample run's score column as a CSF (its values are data, not SQL over signals)."""
     return Csf(name, f"sample_scores.csf = {name!r}")
@@ -154,11 +181,15 @@ def select_samples(selector: str, columns: list[list[str]]) -> tuple[list[Csf], 
     shared = sorted(set.intersection(*(set(c) for c in columns)))
     if selector in ("default", "all"):
         if not shared:
-            raise UsageError("--confidence: the inputs share no score column: "
-                             + " vs ".join(", ".join(c) for c in columns))
+            raise UsageError(
+                "--confidence: the inputs share no score column: "
+                + " vs ".join(", ".join(c) for c in columns)
+            )
         return [sample_csf(n) for n in shared], False
     if selector not in shared:
-        raise UsageError(f"--confidence {selector}: not a score column of "
-                         f"{'every input' if len(columns) > 1 else 'this run'} (available: "
-                         f"{', '.join(shared) or 'none'}); confidence_<name> columns are CSF <name>")
+        raise UsageError(
+            f"--confidence {selector}: not a score column of "
+            f"{'every input' if len(columns) > 1 else 'this run'} (available: "
+            f"{', '.join(shared) or 'none'}); confidence_<name> columns are CSF <name>"
+        )
     return [sample_csf(selector)], False

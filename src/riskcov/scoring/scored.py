@@ -25,13 +25,17 @@ class Series:
     computed: int
 
 
-def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list[Csf],
-                 participants: list[int], loss: str, estimator: str,
-                 ) -> tuple[list[Series], dict[tuple[int, str], str]]:
+def build_scored(
+    con: duckdb.DuckDBPyConnection,
+    inputs: list[Input],
+    csfs: list[Csf],
+    participants: list[int],
+    loss: str,
+    estimator: str,
+) -> tuple[list[Series], dict[tuple[int, str], str]]:
     """Create TEMP TABLE eval_scored; return its series and the problems found per (input, csf)."""
     con.register("_pop", {"participant_id": np.asarray(participants, dtype=np.int64)})
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_participants AS "
-                "SELECT participant_id FROM _pop")
+    con.execute("CREATE OR REPLACE TEMP TABLE eval_participants AS SELECT participant_id FROM _pop")
     con.unregister("_pop")
     series: list[Series] = []
     selects = []
@@ -45,14 +49,23 @@ def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list
             if computed != index:
                 continue
             labels = f"{s.index} AS series, {input_no} AS population, '{loss}' AS loss,"
-            where = (f"experiment_id = {inp.experiment_id} AND participant_id IN "
-                     "(SELECT participant_id FROM eval_participants)")
+            where = (
+                f"experiment_id = {inp.experiment_id} AND participant_id IN "
+                "(SELECT participant_id FROM eval_participants)"
+            )
             selects.append(
-                sample_confidences_sql(csf.name, labels=labels, where=where) if inp.per_sample
-                else item_confidences_sql(csf, labels=labels, where=f"i.{where}"))
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_confidences AS " + " UNION ALL ".join(
-        f"SELECT series, population, loss, experiment_id, participant_id, item_index, confidence,"
-        f" abstained, loss_raw, problem FROM ({sql})" for sql in selects))
+                sample_confidences_sql(csf.name, labels=labels, where=where)
+                if inp.per_sample
+                else item_confidences_sql(csf, labels=labels, where=f"i.{where}")
+            )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_confidences AS "
+        + " UNION ALL ".join(
+            f"SELECT series, population, loss, experiment_id, participant_id, item_index, confidence,"
+            f" abstained, loss_raw, problem FROM ({sql})"
+            for sql in selects
+        )
+    )
     con.execute("CREATE OR REPLACE TEMP TABLE eval_scored AS FROM rc_scored('eval_confidences')")
     problems = _problems(con, inputs, series)
     if estimator != "plateau-trapezoid":
@@ -67,8 +80,11 @@ def build_scored(con: duckdb.DuckDBPyConnection, inputs: list[Input], csfs: list
     return series, problems
 
 
-def _problems(con: duckdb.DuckDBPyConnection, inputs: list[Input], series: list[Series],
-              ) -> dict[tuple[int, str], str]:
+def _problems(
+    con: duckdb.DuckDBPyConnection,
+    inputs: list[Input],
+    series: list[Series],
+) -> dict[tuple[int, str], str]:
     """The first unusable unit of each (input, csf), in (participant, item) order."""
     problems: dict[tuple[int, str], str] = {}
     rows = con.execute(
@@ -82,17 +98,23 @@ def _problems(con: duckdb.DuckDBPyConnection, inputs: list[Input], series: list[
             if s.computed == sid:
                 inp = inputs[s.input_no]
                 unit, kind = _unit_name(con, inp, pid, item)
-                problems[(s.input_no, s.csf.name)] = (
-                    f"{unit}: {problem} ({n} predicted {kind}(s) affected)")
+                problems[(s.input_no, s.csf.name)] = f"{unit}: {problem} ({n} predicted {kind}(s) affected)"
     return problems
 
 
 def _unit_name(con: duckdb.DuckDBPyConnection, inp: Input, pid: int, item: int) -> tuple[str, str]:
     """How messages name a unit: participant and item, or sample id."""
     if inp.per_sample:
-        row = one(con.execute("SELECT sample_id FROM samples WHERE experiment_id = ? AND "
-                              "sample_index = ?", [inp.experiment_id, item]))
+        row = one(
+            con.execute(
+                "SELECT sample_id FROM samples WHERE experiment_id = ? AND sample_index = ?",
+                [inp.experiment_id, item],
+            )
+        )
         return f"sample {row[0] if row else item}", "sample"
-    row = one(con.execute("SELECT item_names[? + 1] FROM experiments WHERE experiment_id = ?",
-                          [item, inp.experiment_id]))
+    row = one(
+        con.execute(
+            "SELECT item_names[? + 1] FROM experiments WHERE experiment_id = ?", [item, inp.experiment_id]
+        )
+    )
     return f"participant {pid}, item {row[0] if row else item}", "item"

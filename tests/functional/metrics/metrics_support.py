@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating",
-         "Moving"]
+ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED = REPO_ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures"
@@ -36,18 +35,22 @@ MISSING = object()  # a signal key that is absent from item_signals
 
 # --------------------------------------------------------------------------- run files
 
-def participant(pid: int, preds: Sequence[int | None], gts: Sequence[int],
-                signals: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+
+def participant(
+    pid: int, preds: Sequence[int | None], gts: Sequence[int], signals: Sequence[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """A successful participant; `signals` None leaves item_signals out (pre-signal files)."""
     out: dict[str, Any] = {
-        "participant_id": pid, "success": True,
+        "participant_id": pid,
+        "success": True,
         "predicted_items": dict(zip(ITEMS, preds, strict=True)),
         "ground_truth_items": dict(zip(ITEMS, gts, strict=True)),
     }
     if signals is not None:
         out["item_signals"] = {
             name: {k: v for k, v in sig.items() if v is not MISSING}
-            for name, sig in zip(ITEMS, signals, strict=True)}
+            for name, sig in zip(ITEMS, signals, strict=True)
+        }
     return out
 
 
@@ -55,15 +58,20 @@ def failed(pid: int, error: str = "timeout") -> dict[str, Any]:
     return {"participant_id": pid, "success": False, "error": error}
 
 
-def run_doc(run_id: str, experiments: Sequence[tuple[str | None, list[dict[str, Any]]]],
-            git_commit: str | None = "c0ffee") -> dict[str, Any]:
+def run_doc(
+    run_id: str,
+    experiments: Sequence[tuple[str | None, list[dict[str, Any]]]],
+    git_commit: str | None = "c0ffee",
+) -> dict[str, Any]:
     """A run JSON document (SPEC §2) with one experiment per (mode, participants)."""
     exps = []
     for mode, people in experiments:
         prov = {"mode": mode} if mode is not None else {}
         exps.append({"provenance": prov, "results": {"results": people}})
-    return {"run_metadata": {"run_id": run_id, "timestamp": "2025-01-01T00:00:00",
-                             "git_commit": git_commit}, "experiments": exps}
+    return {
+        "run_metadata": {"run_id": run_id, "timestamp": "2025-01-01T00:00:00", "git_commit": git_commit},
+        "experiments": exps,
+    }
 
 
 def write_json(path: Path, doc: Any) -> Path:
@@ -74,21 +82,24 @@ def write_json(path: Path, doc: Any) -> Path:
 def worked_example_doc() -> dict[str, Any]:
     """SPEC §7: participant 101 (items 0..2 predicted, llm 2, 2, 1, errors 0, 2, 0), 102 failed."""
     signals = [{"llm_evidence_count": c, "token_msp": 0.5} for c in (2, 2, 1, 0, 0, 0, 0, 0)]
-    p = participant(101, [2, 3, 1, None, None, None, None, None], [2, 1, 1, 0, 0, 0, 0, 0],
-                    signals)
+    p = participant(101, [2, 3, 1, None, None, None, None, None], [2, 1, 1, 0, 0, 0, 0, 0], signals)
     return run_doc("worked01", [("few_shot", [p, failed(102, "mock failure")])], "abc")
 
 
 # --------------------------------------------------------------------------- golden files
 
+
 def load_cases() -> list[dict[str, Any]]:
     """The cases of fixtures/manifest.json, each with its expected artifact loaded."""
     manifest = json.loads((FIXTURES / "manifest.json").read_text())
-    return [{**case, "reference": json.loads((FIXTURES / case["expected"]).read_text())}
-            for case in manifest["cases"]]
+    return [
+        {**case, "reference": json.loads((FIXTURES / case["expected"]).read_text())}
+        for case in manifest["cases"]
+    ]
 
 
 # --------------------------------------------------------------------------- comparator
+
 
 @dataclass(frozen=True)
 class Tol:
@@ -105,12 +116,17 @@ REL, ABS = 1e-12, 1e-15
 
 def _matches(pattern: tuple[str, ...], path: tuple[Any, ...]) -> bool:
     """A path matches a pattern of the same length; "*" stands for any key or list index."""
-    return len(pattern) == len(path) and all(
-        p == "*" or p == q for p, q in zip(pattern, path, strict=True))
+    return len(pattern) == len(path) and all(p == "*" or p == q for p, q in zip(pattern, path, strict=True))
 
 
-def diff(ref: Any, ours: Any, *, exact_keys: bool, ignore: Iterable[tuple[str, ...]] = (),
-         path: tuple[Any, ...] = ()) -> list[str]:
+def diff(
+    ref: Any,
+    ours: Any,
+    *,
+    exact_keys: bool,
+    ignore: Iterable[tuple[str, ...]] = (),
+    path: tuple[Any, ...] = (),
+) -> list[str]:
     """Differences of `ours` from `ref`: every key of ref in ours (and no other key when
     exact_keys) with an equal value; floats within rel 1e-12 / abs 1e-15."""
     ignore = set(ignore)
@@ -121,8 +137,11 @@ def diff(ref: Any, ours: Any, *, exact_keys: bool, ignore: Iterable[tuple[str, .
         if isinstance(ours, bool) or not isinstance(ours, int | float):
             return [f"{where}: expected {ref.value!r}, got {ours!r}"]
         bound = REL * max(abs(ref.value), ref.scale) + ABS
-        return [] if abs(ours - ref.value) <= bound else [
-            f"{where}: expected {ref.value!r} (+-{bound:.3g}), got {ours!r}"]
+        return (
+            []
+            if abs(ours - ref.value) <= bound
+            else [f"{where}: expected {ref.value!r} (+-{bound:.3g}), got {ours!r}"]
+        )
     if isinstance(ref, dict):
         if not isinstance(ours, dict):
             return [f"{where}: expected an object, got {ours!r}"]
@@ -135,8 +154,11 @@ def diff(ref: Any, ours: Any, *, exact_keys: bool, ignore: Iterable[tuple[str, .
             else:
                 out += diff(v, ours[k], exact_keys=exact_keys, ignore=ignore, path=(*path, k))
         if exact_keys:
-            out += [f"{where}/{k}: unexpected key" for k in ours if k not in ref
-                    and not any(_matches(pattern, (*path, k)) for pattern in ignore)]
+            out += [
+                f"{where}/{k}: unexpected key"
+                for k in ours
+                if k not in ref and not any(_matches(pattern, (*path, k)) for pattern in ignore)
+            ]
         return out
     if isinstance(ref, list):
         if not isinstance(ours, list) or len(ours) != len(ref):
@@ -159,8 +181,9 @@ def diff(ref: Any, ours: Any, *, exact_keys: bool, ignore: Iterable[tuple[str, .
     raise TypeError(f"{where}: cannot compare {type(ref).__name__}")
 
 
-def assert_same(ref: Any, ours: Any, *, exact_keys: bool = True,
-                ignore: Iterable[tuple[str, ...]] = (("created_at",),)) -> None:
+def assert_same(
+    ref: Any, ours: Any, *, exact_keys: bool = True, ignore: Iterable[tuple[str, ...]] = (("created_at",),)
+) -> None:
     # experiment_id is a warehouse sequence value, not something the oracle can know
     ignore = (*ignore, ("inputs", "*", "experiment_id"))
     problems = diff(ref, ours, exact_keys=exact_keys, ignore=ignore)
@@ -175,29 +198,50 @@ def assert_reference(ref: dict[str, Any], ours: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- CSFs (SPEC §3)
 
 LLM, SIM = "llm_evidence_count", "retrieval_similarity_mean"
-BASE_CSFS = sorted([
-    "llm", "total_evidence", "retrieval_similarity_mean", "retrieval_similarity_max",
-    "hybrid_evidence_similarity", "verbalized", "hybrid_verbalized", "token_msp", "token_pe",
-    "token_energy", "consistency", "consistency_inverse_std", "hybrid_consistency"])
+BASE_CSFS = sorted(
+    [
+        "llm",
+        "total_evidence",
+        "retrieval_similarity_mean",
+        "retrieval_similarity_max",
+        "hybrid_evidence_similarity",
+        "verbalized",
+        "hybrid_verbalized",
+        "token_msp",
+        "token_pe",
+        "token_energy",
+        "consistency",
+        "consistency_inverse_std",
+        "hybrid_consistency",
+    ]
+)
 # "required": the key must exist; "null -> error": a null is an error (SPEC §3 + csf.py)
 REQUIRED: dict[str, tuple[str, ...]] = {
-    "llm": (), "total_evidence": (),
+    "llm": (),
+    "total_evidence": (),
     "retrieval_similarity_mean": (SIM,),
     "retrieval_similarity_max": ("retrieval_similarity_max",),
     "hybrid_evidence_similarity": (SIM,),
     "verbalized": ("verbalized_confidence",),
     "hybrid_verbalized": ("verbalized_confidence", SIM),
-    "token_msp": ("token_msp",), "token_pe": ("token_pe",), "token_energy": ("token_energy",),
+    "token_msp": ("token_msp",),
+    "token_pe": ("token_pe",),
+    "token_energy": ("token_energy",),
     "consistency": ("consistency_modal_confidence",),
     "consistency_inverse_std": ("consistency_score_std",),
     "hybrid_consistency": ("consistency_modal_confidence", SIM),
 }
 NULL_IS_ERROR: dict[str, tuple[str, ...]] = {
-    "llm": (LLM,), "total_evidence": (LLM,),
-    "retrieval_similarity_mean": (), "retrieval_similarity_max": (),
+    "llm": (LLM,),
+    "total_evidence": (LLM,),
+    "retrieval_similarity_mean": (),
+    "retrieval_similarity_max": (),
     "hybrid_evidence_similarity": (LLM,),
-    "verbalized": (), "hybrid_verbalized": (LLM,),
-    "token_msp": ("token_msp",), "token_pe": ("token_pe",), "token_energy": ("token_energy",),
+    "verbalized": (),
+    "hybrid_verbalized": (LLM,),
+    "token_msp": ("token_msp",),
+    "token_pe": ("token_pe",),
+    "token_energy": ("token_energy",),
     "consistency": ("consistency_modal_confidence",),
     "consistency_inverse_std": ("consistency_score_std",),
     "hybrid_consistency": ("consistency_modal_confidence", LLM),
@@ -215,7 +259,7 @@ def select(selector: str) -> list[str]:
 def _parts(name: str) -> tuple[str, str, str] | None:
     if not name.startswith("secondary:"):
         return None
-    pair, how = name[len("secondary:"):].split(":")
+    pair, how = name[len("secondary:") :].split(":")
     a, b = pair.split("+")
     return a, b, how
 
@@ -286,6 +330,7 @@ def csf_value(name: str, sig: dict[str, Any] | None) -> float:
 
 
 # --------------------------------------------------------------------------- metrics (SPEC §4)
+
 
 @dataclass(frozen=True)
 class Unit:
@@ -363,12 +408,19 @@ def areas(points: list[Point], n: int, area_c: float, estimator: str) -> dict[st
             part = frac * ys[k_full] if k_full < len(ys) else 0.0
             return (sum(ys[:k_full]) + part) / n
 
-        return {"aurc_full": sum(sel) / n, "augrc_full": sum(gen) / n,
-                "aurc_at_c": step(sel), "augrc_at_c": step(gen)}
+        return {
+            "aurc_full": sum(sel) / n,
+            "augrc_full": sum(gen) / n,
+            "aurc_at_c": step(sel),
+            "augrc_at_c": step(gen),
+        }
     sel_xy, gen_xy = curve_lists(points, estimator)
-    return {"aurc_full": trapezoid(sel_xy), "augrc_full": trapezoid(gen_xy),
-            "aurc_at_c": truncated_trapezoid(sel_xy, c_used),
-            "augrc_at_c": truncated_trapezoid(gen_xy, c_used)}
+    return {
+        "aurc_full": trapezoid(sel_xy),
+        "augrc_full": trapezoid(gen_xy),
+        "aurc_at_c": truncated_trapezoid(sel_xy, c_used),
+        "augrc_at_c": truncated_trapezoid(gen_xy, c_used),
+    }
 
 
 def mae_at(points: list[Point], n: int, c: float, estimator: str) -> tuple[float, float] | None:
@@ -405,8 +457,7 @@ def achievable(points: list[Point]) -> float:
     return trapezoid([(0.0, hull[0][1]), *hull]) if hull else 0.0
 
 
-def coverage_at_risk(points: list[Point], alpha: float) -> tuple[float, float | None,
-                                                                 float | None]:
+def coverage_at_risk(points: list[Point], alpha: float) -> tuple[float, float | None, float | None]:
     ok = [p for p in points if p.sel <= alpha]
     if not ok:
         return 0.0, None, None
@@ -478,20 +529,34 @@ def point_metrics(units: list[Unit], n: int, cfg: Config) -> dict[str, Any]:
     mae: dict[str, Any] = {}
     for c in cfg.grid:
         v = sc[("mae", key(c))]
-        mae[key(c)] = None if v[0] is None else {
-            "requested": c, "achieved": _tol(sc[("mae_achieved", key(c))]), "value": _tol(v)}
-    car = {key(a): {"alpha": a, "coverage": _tol(sc[("car", key(a))]),
-                    "risk": _tol(sc[("car_risk", key(a))]),
-                    "threshold": _tol(sc[("car_thr", key(a))])} for a in cfg.alphas}
+        mae[key(c)] = (
+            None
+            if v[0] is None
+            else {"requested": c, "achieved": _tol(sc[("mae_achieved", key(c))]), "value": _tol(v)}
+        )
+    car = {
+        key(a): {
+            "alpha": a,
+            "coverage": _tol(sc[("car", key(a))]),
+            "risk": _tol(sc[("car_risk", key(a))]),
+            "threshold": _tol(sc[("car_thr", key(a))]),
+        }
+        for a in cfg.alphas
+    }
     return {
-        "cmax": _tol(sc["cmax"]), "aurc_full": _tol(sc["aurc_full"]),
-        "augrc_full": _tol(sc["augrc_full"]), "aurc_optimal": _tol(sc["aurc_optimal"]),
-        "augrc_optimal": _tol(sc["augrc_optimal"]), "eaurc": _tol(sc["eaurc"]),
-        "eaugrc": _tol(sc["eaugrc"]), "aurc_achievable": Tol(ach, abs(ach)),
+        "cmax": _tol(sc["cmax"]),
+        "aurc_full": _tol(sc["aurc_full"]),
+        "augrc_full": _tol(sc["augrc_full"]),
+        "aurc_optimal": _tol(sc["aurc_optimal"]),
+        "augrc_optimal": _tol(sc["augrc_optimal"]),
+        "eaurc": _tol(sc["eaurc"]),
+        "eaugrc": _tol(sc["eaugrc"]),
+        "aurc_achievable": Tol(ach, abs(ach)),
         "interpretation": {
             "aurc_gap_pct": Tol(pct(aurc - opt, opt), pct(abs(aurc) + abs(opt), opt)),
-            "augrc_gap_pct": Tol(pct(augrc - augrc_opt, augrc_opt),
-                                 pct(abs(augrc) + abs(augrc_opt), augrc_opt)),
+            "augrc_gap_pct": Tol(
+                pct(augrc - augrc_opt, augrc_opt), pct(abs(augrc) + abs(augrc_opt), augrc_opt)
+            ),
             "achievable_gain_pct": Tol(pct(aurc - ach, aurc), pct(abs(aurc) + abs(ach), aurc)),
         },
         "aurc_at_c": {"requested": cfg.area_c, "used": used, "value": _tol(sc["aurc_at_c"])},
@@ -499,22 +564,26 @@ def point_metrics(units: list[Unit], n: int, cfg: Config) -> dict[str, Any]:
         "mae_at_coverage": mae,
         "coverage_at_risk": car,
         "bootstrap": {},
-        "curve": {"coverage": [p.cov for p in pts], "selective_risk": [p.sel for p in pts],
-                  "generalized_risk": [p.gen for p in pts],
-                  "threshold": [p.thr for p in pts]},
+        "curve": {
+            "coverage": [p.cov for p in pts],
+            "selective_risk": [p.sel for p in pts],
+            "generalized_risk": [p.gen for p in pts],
+            "threshold": [p.thr for p in pts],
+        },
     }
 
 
 # --------------------------------------------------------------------------- bootstrap (§5)
 
+
 def draws(n_participants: int, n_resamples: int, seed: int) -> np.ndarray[Any, Any]:
     """Row b = the participant indices of replicate b (one randint call, SPEC §5)."""
-    return np.random.RandomState(seed).randint(0, n_participants, size=(n_resamples,
-                                                                         n_participants))
+    return np.random.RandomState(seed).randint(0, n_participants, size=(n_resamples, n_participants))
 
 
-def interval(point: tuple[float | None, float], reps: list[tuple[float | None, float]], b: int
-             ) -> tuple[Any, float]:
+def interval(
+    point: tuple[float | None, float], reps: list[tuple[float | None, float]], b: int
+) -> tuple[Any, float]:
     """(ci95, drop rate): undefined replicates dropped, fewer than 2 kept -> the point."""
     kept = [v for v, _ in reps if v is not None]
     drop = 1.0 - len(kept) / b
@@ -527,13 +596,25 @@ def interval(point: tuple[float | None, float], reps: list[tuple[float | None, f
     return [Tol(float(lo), scale), Tol(float(hi), scale)], drop
 
 
-CI_KEYS = ("aurc_full", "augrc_full", "aurc_at_c", "augrc_at_c", "cmax", "aurc_optimal",
-           "augrc_optimal", "eaurc", "eaugrc")
+CI_KEYS = (
+    "aurc_full",
+    "augrc_full",
+    "aurc_at_c",
+    "augrc_at_c",
+    "cmax",
+    "aurc_optimal",
+    "augrc_optimal",
+    "eaurc",
+    "eaugrc",
+)
 
 
-def bootstrap_block(point: dict[Any, tuple[float | None, float]],
-                    reps: list[dict[Any, tuple[float | None, float]]], cfg: Config, seed: int
-                    ) -> dict[str, Any]:
+def bootstrap_block(
+    point: dict[Any, tuple[float | None, float]],
+    reps: list[dict[Any, tuple[float | None, float]]],
+    cfg: Config,
+    seed: int,
+) -> dict[str, Any]:
     b = len(reps)
     ci: dict[str, Any] = {}
     for k in CI_KEYS:
@@ -544,18 +625,22 @@ def bootstrap_block(point: dict[Any, tuple[float | None, float]],
         ci_mae[key(c)], drop[key(c)] = interval(point[kk], [r[kk] for r in reps], b)
     ci["mae_at_coverage"] = ci_mae
     ci["coverage_at_risk"] = {
-        key(a): interval(point[("car", key(a))], [r[("car", key(a))] for r in reps], b)[0]
-        for a in cfg.alphas}
+        key(a): interval(point[("car", key(a))], [r[("car", key(a))] for r in reps], b)[0] for a in cfg.alphas
+    }
     se: dict[str, Any] = {k: std_error(point[k], [r[k] for r in reps]) for k in CI_KEYS}
-    se["mae_at_coverage"] = {key(c): std_error(point[("mae", key(c))],
-                                               [r[("mae", key(c))] for r in reps])
-                             for c in cfg.grid}
-    return {"seed": seed, "n_resamples": b, "ci95": ci, "drop_rate": {"mae_at_coverage": drop},
-            "std_error": se}
+    se["mae_at_coverage"] = {
+        key(c): std_error(point[("mae", key(c))], [r[("mae", key(c))] for r in reps]) for c in cfg.grid
+    }
+    return {
+        "seed": seed,
+        "n_resamples": b,
+        "ci95": ci,
+        "drop_rate": {"mae_at_coverage": drop},
+        "std_error": se,
+    }
 
 
-def std_error(point: tuple[float | None, float], reps: list[tuple[float | None, float]]
-              ) -> Any:
+def std_error(point: tuple[float | None, float], reps: list[tuple[float | None, float]]) -> Any:
     """SPEC §5: sample standard deviation (ddof = 1) of the kept replicates, 0 below two."""
     if point[0] is None:
         return None
@@ -566,6 +651,7 @@ def std_error(point: tuple[float | None, float], reps: list[tuple[float | None, 
 
 
 # --------------------------------------------------------------------------- whole artifact
+
 
 @dataclass
 class Side:
@@ -595,42 +681,64 @@ class Side:
                 continue
             sig = sigs[name] if sigs is not None else None
             assert csf_problem(csf, sig) is None, (csf, pid, name)
-            out.append(Unit(csf_value(csf, sig), abs(pred - person["ground_truth_items"][name]),
-                            pid, idx))
+            out.append(Unit(csf_value(csf, sig), abs(pred - person["ground_truth_items"][name]), pid, idx))
         return out
 
     def n_predicted(self, pids: Iterable[int]) -> int:
         wanted = set(pids)
-        return sum(v is not None for p in self.people if p["participant_id"] in wanted
-                   for v in p["predicted_items"].values())
+        return sum(
+            v is not None
+            for p in self.people
+            if p["participant_id"] in wanted
+            for v in p["predicted_items"].values()
+        )
 
 
-def expected_artifact(sides: list[Side], *, confidence: str, cfg: Config, n_resamples: int,
-                      seed: int, intersection_only: bool = False) -> dict[str, Any]:
+def expected_artifact(
+    sides: list[Side],
+    *,
+    confidence: str,
+    cfg: Config,
+    n_resamples: int,
+    seed: int,
+    intersection_only: bool = False,
+) -> dict[str, Any]:
     """The whole artifact `riskcov evaluate` must write for these inputs (created_at aside)."""
     b = max(n_resamples, 0)
     if len(sides) == 1:
         (one,) = sides
         pids = sorted(one.included)
-        population = {"participants_total": len(one.included) + len(one.failed),
-                      "participants_included": len(one.included),
-                      "participants_failed": len(one.failed)}
-        comparison: dict[str, Any] = {"enabled": False, "intersection_only": intersection_only,
-                                      "deltas": None}
+        population = {
+            "participants_total": len(one.included) + len(one.failed),
+            "participants_included": len(one.included),
+            "participants_failed": len(one.failed),
+        }
+        comparison: dict[str, Any] = {
+            "enabled": False,
+            "intersection_only": intersection_only,
+            "deltas": None,
+        }
     else:
         left, right = sides
         all_l, all_r = left.included | left.failed, right.included | right.failed
         overlap = all_l & all_r
         pids = sorted(left.included & right.included)
-        population = {"participants_total": len(overlap), "participants_included": len(pids),
-                      "participants_failed": len(overlap) - len(pids)}
-        comparison = {"enabled": True, "intersection_only": intersection_only, "deltas": {},
-                      "participants_left_only": len(all_l - all_r),
-                      "participants_right_only": len(all_r - all_l),
-                      "participants_overlap_total": len(overlap),
-                      "participants_overlap_included": len(pids),
-                      "participants_failed_left": len(overlap & left.failed),
-                      "participants_failed_right": len(overlap & right.failed)}
+        population = {
+            "participants_total": len(overlap),
+            "participants_included": len(pids),
+            "participants_failed": len(overlap) - len(pids),
+        }
+        comparison = {
+            "enabled": True,
+            "intersection_only": intersection_only,
+            "deltas": {},
+            "participants_left_only": len(all_l - all_r),
+            "participants_right_only": len(all_r - all_l),
+            "participants_overlap_total": len(overlap),
+            "participants_overlap_included": len(pids),
+            "participants_failed_left": len(overlap & left.failed),
+            "participants_failed_right": len(overlap & right.failed),
+        }
     n = 8 * len(pids)
     population["items_total"] = n
     if len(sides) == 1:  # paired, each input's Cmax is in its own metrics
@@ -656,19 +764,31 @@ def expected_artifact(sides: list[Side], *, confidence: str, cfg: Config, n_resa
         comparison["deltas"][csf] = deltas(per_side[0][1:], per_side[1][1:], cfg, b)
     return {
         "schema_version": "1",
-        "inputs": [{"path": s.label, "run_id": s.run_id, "git_commit": s.git_commit,
-                    "mode": s.mode,
-                    "sha256": hashlib.sha256(Path(s.label).read_bytes()).hexdigest()}
-                   for s in sides],
+        "inputs": [
+            {
+                "path": s.label,
+                "run_id": s.run_id,
+                "git_commit": s.git_commit,
+                "mode": s.mode,
+                "sha256": hashlib.sha256(Path(s.label).read_bytes()).hexdigest(),
+            }
+            for s in sides
+        ],
         "population": population,
         "loss": LOSSES[cfg.loss],
         "estimator": cfg.estimator,
         "confidence_variants": variants,
         "skipped_variants": {},
         "comparison": comparison,
-        "options": {"coverage_grid": list(cfg.grid), "area_coverage": cfg.area_c,
-                    "alpha_grid": list(cfg.alphas), "bootstrap_resamples": b, "seed": seed,
-                    "confidence": confidence, "riskcov_version": _version()},
+        "options": {
+            "coverage_grid": list(cfg.grid),
+            "area_coverage": cfg.area_c,
+            "alpha_grid": list(cfg.alphas),
+            "bootstrap_resamples": b,
+            "seed": seed,
+            "confidence": confidence,
+            "riskcov_version": _version(),
+        },
     }
 
 
@@ -678,26 +798,24 @@ def _version() -> str:
     return riskcov.__version__
 
 
-def deltas(left: tuple[Any, Any], right: tuple[Any, Any], cfg: Config, b: int
-           ) -> dict[str, Any]:
+def deltas(left: tuple[Any, Any], right: tuple[Any, Any], cfg: Config, b: int) -> dict[str, Any]:
     """right - left per metric; a replicate delta is undefined when either side is."""
     (lp, lreps), (rp, rreps) = left, right
 
-    def d(a: tuple[float | None, float], c: tuple[float | None, float]
-          ) -> tuple[float | None, float]:
+    def d(a: tuple[float | None, float], c: tuple[float | None, float]) -> tuple[float | None, float]:
         if a[0] is None or c[0] is None:
             return None, 0.0
         return c[0] - a[0], abs(a[0]) + abs(c[0])
 
-    names: list[tuple[str, Any]] = [(k, k) for k in ("aurc_full", "augrc_full", "cmax",
-                                                     "aurc_at_c", "augrc_at_c")]
+    names: list[tuple[str, Any]] = [
+        (k, k) for k in ("aurc_full", "augrc_full", "cmax", "aurc_at_c", "augrc_at_c")
+    ]
     names += [(f"mae_at_coverage_{key(c)}", ("mae", key(c))) for c in cfg.grid]
     out: dict[str, Any] = {}
     for label, k in names:
         point = d(lp[k], rp[k])
         if b > 0:
-            ci = interval(point, [d(x[k], y[k]) for x, y in zip(lreps, rreps, strict=True)],
-                          b)[0]
+            ci = interval(point, [d(x[k], y[k]) for x, y in zip(lreps, rreps, strict=True)], b)[0]
         else:
             ci = None if point[0] is None else [Tol(point[0], point[1])] * 2
         out[label] = {"delta": _tol(point), "ci95": ci}

@@ -16,18 +16,19 @@ CASES = load_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_fixture_case_reproduces_the_reference(case, riskcov, tmp_path: Path, warehouse: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fixture_case_reproduces_the_reference(
+    case, riskcov, tmp_path: Path, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(FIXTURES)
     out = tmp_path / "artifact.json"
-    r = riskcov(["evaluate", *case["argv"], "--output", out,
-                 "--warehouse", warehouse])
+    r = riskcov(["evaluate", *case["argv"], "--output", out, "--warehouse", warehouse])
     assert (r.exit_code, r.stderr, r.exception) == (0, "", None)
     ours = json.loads(out.read_text())
     assert_reference(case["reference"], ours)
     # the paths are what the user passed, relative to the fixtures folder
     assert [i["path"] for i in ours["inputs"]] == [
-        a for prev, a in zip(case["argv"], case["argv"][1:], strict=False) if prev == "--input"]
+        a for prev, a in zip(case["argv"], case["argv"][1:], strict=False) if prev == "--input"
+    ]
 
 
 def test_manifest_covers_every_reference_file() -> None:

@@ -23,8 +23,7 @@ from metrics_support import (
     write_json,
 )
 
-FLAGS = ["--loss", "abs", "--confidence", "llm", "--coverage-grid", "0.25,0.5",
-         "--bootstrap-resamples", "0"]
+FLAGS = ["--loss", "abs", "--confidence", "llm", "--coverage-grid", "0.25,0.5", "--bootstrap-resamples", "0"]
 
 
 @pytest.fixture
@@ -35,8 +34,7 @@ def evaluate(riskcov, tmp_path: Path, warehouse: Path):
     def go(doc: dict[str, Any], *flags: str) -> dict[str, Any]:
         run = write_json(tmp_path / "run.json", doc)
         out = tmp_path / "artifact.json"
-        r = riskcov(["evaluate", "--input", run, *flags, "--json", "--output", out,
-                     "--warehouse", warehouse])
+        r = riskcov(["evaluate", "--input", run, *flags, "--json", "--output", out, "--warehouse", warehouse])
         assert (r.exit_code, r.stderr, r.exception) == (0, "", None)
         art = json.loads(r.stdout)
         assert art == json.loads(out.read_text())
@@ -46,8 +44,7 @@ def evaluate(riskcov, tmp_path: Path, warehouse: Path):
 
 
 def no_coverage_at_risk(alphas: list[float]) -> dict[str, Any]:
-    return {f"{a:.2f}": {"alpha": a, "coverage": 0.0, "risk": None, "threshold": None}
-            for a in alphas}
+    return {f"{a:.2f}": {"alpha": a, "coverage": 0.0, "risk": None, "threshold": None} for a in alphas}
 
 
 def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
@@ -56,39 +53,63 @@ def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
     aurc_opt, augrc_opt = 1 / 24, 1 / 64  # oracle order: losses 0, 0, 2
     expected = {
         "schema_version": "1",
-        "inputs": [{"path": str(tmp_path / "run.json"), "run_id": "worked01",
-                    "git_commit": "abc", "mode": "few_shot",
-                    "sha256": hashlib.sha256((tmp_path / "run.json").read_bytes()).hexdigest()}],
-        "population": {"participants_total": 2, "participants_included": 1,
-                       "participants_failed": 1, "items_total": 8, "items_predicted": 3,
-                       "cmax": 3 / 8},
+        "inputs": [
+            {
+                "path": str(tmp_path / "run.json"),
+                "run_id": "worked01",
+                "git_commit": "abc",
+                "mode": "few_shot",
+                "sha256": hashlib.sha256((tmp_path / "run.json").read_bytes()).hexdigest(),
+            }
+        ],
+        "population": {
+            "participants_total": 2,
+            "participants_included": 1,
+            "participants_failed": 1,
+            "items_total": 8,
+            "items_predicted": 3,
+            "cmax": 3 / 8,
+        },
         "loss": LOSSES["abs"],
         "estimator": "plateau-trapezoid",
-        "confidence_variants": {"llm": {
-            "cmax": 3 / 8,
-            "aurc_full": aurc,
-            "augrc_full": augrc,
-            "aurc_optimal": aurc_opt,
-            "augrc_optimal": augrc_opt,
-            "eaurc": 5 / 16,
-            "eaugrc": 3 / 64,
-            "aurc_achievable": 17 / 48,  # two points: the hull is the curve itself
-            "interpretation": {"aurc_gap_pct": 750.0, "augrc_gap_pct": 300.0,
-                               "achievable_gain_pct": 0.0},
-            "aurc_at_c": {"requested": 0.5, "used": 3 / 8, "value": aurc},
-            "augrc_at_c": {"requested": 0.5, "used": 3 / 8, "value": augrc},
-            "mae_at_coverage": {"0.25": {"requested": 0.25, "achieved": 0.25, "value": 1.0},
-                                "0.50": None},
-            "coverage_at_risk": no_coverage_at_risk(DEFAULT_ALPHAS),  # risks 1 and 2/3
-            "bootstrap": {},
-            "curve": {"coverage": [0.25, 3 / 8], "selective_risk": [1.0, 2 / 3],
-                      "generalized_risk": [0.25, 0.25], "threshold": [2.0, 1.0]},
-        }},
+        "confidence_variants": {
+            "llm": {
+                "cmax": 3 / 8,
+                "aurc_full": aurc,
+                "augrc_full": augrc,
+                "aurc_optimal": aurc_opt,
+                "augrc_optimal": augrc_opt,
+                "eaurc": 5 / 16,
+                "eaugrc": 3 / 64,
+                "aurc_achievable": 17 / 48,  # two points: the hull is the curve itself
+                "interpretation": {"aurc_gap_pct": 750.0, "augrc_gap_pct": 300.0, "achievable_gain_pct": 0.0},
+                "aurc_at_c": {"requested": 0.5, "used": 3 / 8, "value": aurc},
+                "augrc_at_c": {"requested": 0.5, "used": 3 / 8, "value": augrc},
+                "mae_at_coverage": {
+                    "0.25": {"requested": 0.25, "achieved": 0.25, "value": 1.0},
+                    "0.50": None,
+                },
+                "coverage_at_risk": no_coverage_at_risk(DEFAULT_ALPHAS),  # risks 1 and 2/3
+                "bootstrap": {},
+                "curve": {
+                    "coverage": [0.25, 3 / 8],
+                    "selective_risk": [1.0, 2 / 3],
+                    "generalized_risk": [0.25, 0.25],
+                    "threshold": [2.0, 1.0],
+                },
+            }
+        },
         "skipped_variants": {},
         "comparison": {"enabled": False, "intersection_only": False, "deltas": None},
-        "options": {"coverage_grid": [0.25, 0.5], "area_coverage": 0.5,
-                    "alpha_grid": DEFAULT_ALPHAS, "bootstrap_resamples": 0, "seed": 42,
-                    "confidence": "llm", "riskcov_version": art["options"]["riskcov_version"]},
+        "options": {
+            "coverage_grid": [0.25, 0.5],
+            "area_coverage": 0.5,
+            "alpha_grid": DEFAULT_ALPHAS,
+            "bootstrap_resamples": 0,
+            "seed": 42,
+            "confidence": "llm",
+            "riskcov_version": art["options"]["riskcov_version"],
+        },
     }
     assert_same(expected, art)
     assert art["created_at"].endswith("Z")
@@ -96,8 +117,12 @@ def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
 
 # item estimators: one point per item, the tie at llm 2 broken by item_index (item 0, loss 0,
 # first), so the points are (1/8, 0, 0), (2/8, 1, 1/4), (3/8, 2/3, 1/4), thresholds 2, 2, 1
-ITEM_CURVE = {"coverage": [1 / 8, 2 / 8, 3 / 8], "selective_risk": [0.0, 1.0, 2 / 3],
-              "generalized_risk": [0.0, 0.25, 0.25], "threshold": [2.0, 2.0, 1.0]}
+ITEM_CURVE = {
+    "coverage": [1 / 8, 2 / 8, 3 / 8],
+    "selective_risk": [0.0, 1.0, 2 / 3],
+    "generalized_risk": [0.0, 0.25, 0.25],
+    "threshold": [2.0, 2.0, 1.0],
+}
 # lower hull of the item points: (1/8, 0), (3/8, 2/3); with the point (0, 0) added: 1/12
 ITEM_ACHIEVABLE = 1 / 12
 
@@ -111,13 +136,10 @@ def test_item_step(evaluate) -> None:
     assert m["aurc_full"] == pytest.approx(5 / 24, rel=1e-12)
     assert m["augrc_full"] == pytest.approx(1 / 16, rel=1e-12)
     # C' = min(0.5, 3/8): x = 3 whole steps, no partial step
-    assert m["aurc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8, "value": 5 / 24},
-                                           rel=1e-12)
-    assert m["augrc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8,
-                                             "value": 1 / 16}, rel=1e-12)
+    assert m["aurc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8, "value": 5 / 24}, rel=1e-12)
+    assert m["augrc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8, "value": 1 / 16}, rel=1e-12)
     # k* = ceil(0.25 * 8) = 2 -> risk_2 = 1; ceil(0.5 * 8) = 4 > K = 3 -> null
-    assert m["mae_at_coverage"] == {"0.25": {"requested": 0.25, "achieved": 0.25, "value": 1.0},
-                                    "0.50": None}
+    assert m["mae_at_coverage"] == {"0.25": {"requested": 0.25, "achieved": 0.25, "value": 1.0}, "0.50": None}
     assert m["cmax"] == 3 / 8
     assert m["aurc_achievable"] == pytest.approx(ITEM_ACHIEVABLE, rel=1e-12)
     assert m["interpretation"]["achievable_gain_pct"] == pytest.approx(60.0, rel=1e-12)
@@ -128,8 +150,7 @@ def test_item_step(evaluate) -> None:
 
 
 def test_item_trapezoid(evaluate) -> None:
-    art = evaluate(worked_example_doc(), *FLAGS,
-                   "--estimator", "item-trapezoid")
+    art = evaluate(worked_example_doc(), *FLAGS, "--estimator", "item-trapezoid")
     m = art["confidence_variants"]["llm"]
     assert art["estimator"] == "item-trapezoid"
     assert_same(ITEM_CURVE, m["curve"])
@@ -137,13 +158,10 @@ def test_item_trapezoid(evaluate) -> None:
     assert m["aurc_full"] == pytest.approx(1 / 6, rel=1e-12)
     # 1/8 * (0 + 1/4)/2 + 1/8 * (1/4 + 1/4)/2 = 1/64 + 1/32 = 3/64
     assert m["augrc_full"] == pytest.approx(3 / 64, rel=1e-12)
-    assert m["aurc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8, "value": 1 / 6},
-                                           rel=1e-12)
-    assert m["augrc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8,
-                                             "value": 3 / 64}, rel=1e-12)
+    assert m["aurc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8, "value": 1 / 6}, rel=1e-12)
+    assert m["augrc_at_c"] == pytest.approx({"requested": 0.5, "used": 3 / 8, "value": 3 / 64}, rel=1e-12)
     # the first item point with coverage >= 0.25 is the second one (risk 1)
-    assert m["mae_at_coverage"] == {"0.25": {"requested": 0.25, "achieved": 0.25, "value": 1.0},
-                                    "0.50": None}
+    assert m["mae_at_coverage"] == {"0.25": {"requested": 0.25, "achieved": 0.25, "value": 1.0}, "0.50": None}
     # the optimal item points (1/8, 0, 0), (2/8, 0, 0), (3/8, 2/3, 1/4): 1/24 and 1/64 with
     # or without the point at coverage 0 (its risk is 0 either way)
     assert m["aurc_optimal"] == pytest.approx(1 / 24, rel=1e-12)
@@ -151,8 +169,8 @@ def test_item_trapezoid(evaluate) -> None:
     assert m["eaurc"] == pytest.approx(1 / 8, rel=1e-12)
     assert m["eaugrc"] == pytest.approx(1 / 32, rel=1e-12)
     assert m["interpretation"] == pytest.approx(
-        {"aurc_gap_pct": 300.0, "augrc_gap_pct": 200.0, "achievable_gain_pct": 50.0},
-        rel=1e-12)
+        {"aurc_gap_pct": 300.0, "augrc_gap_pct": 200.0, "achievable_gain_pct": 50.0}, rel=1e-12
+    )
     assert m["aurc_achievable"] == pytest.approx(ITEM_ACHIEVABLE, rel=1e-12)
 
 
@@ -172,18 +190,33 @@ TRUNCATED = {
 
 @pytest.mark.parametrize("estimator", list(TRUNCATED))
 def test_truncated_areas_and_mae_inside_the_curve(evaluate, estimator: str) -> None:
-    art = evaluate(worked_example_doc(), "--loss", "abs", "--confidence",
-                   "llm", "--bootstrap-resamples", "0", "--area-coverage", "0.3",
-                   "--coverage-grid", "0.1,0.3,0.4", "--estimator", estimator)
+    art = evaluate(
+        worked_example_doc(),
+        "--loss",
+        "abs",
+        "--confidence",
+        "llm",
+        "--bootstrap-resamples",
+        "0",
+        "--area-coverage",
+        "0.3",
+        "--coverage-grid",
+        "0.1,0.3,0.4",
+        "--estimator",
+        estimator,
+    )
     m = art["confidence_variants"]["llm"]
     aurc_c, augrc_c, mae = TRUNCATED[estimator]
-    assert m["aurc_at_c"] == pytest.approx({"requested": 0.3, "used": 0.3, "value": aurc_c},
-                                           rel=1e-12)
-    assert m["augrc_at_c"] == pytest.approx({"requested": 0.3, "used": 0.3, "value": augrc_c},
-                                            rel=1e-12)
+    assert m["aurc_at_c"] == pytest.approx({"requested": 0.3, "used": 0.3, "value": aurc_c}, rel=1e-12)
+    assert m["augrc_at_c"] == pytest.approx({"requested": 0.3, "used": 0.3, "value": augrc_c}, rel=1e-12)
     expected_mae: dict[str, Any] = {
-        k: {"requested": float(k), "achieved": pytest.approx(c, rel=1e-12),
-            "value": pytest.approx(v, rel=1e-12)} for k, (c, v) in mae.items()}
+        k: {
+            "requested": float(k),
+            "achieved": pytest.approx(c, rel=1e-12),
+            "value": pytest.approx(v, rel=1e-12),
+        }
+        for k, (c, v) in mae.items()
+    }
     expected_mae["0.40"] = None  # above Cmax = 3/8
     assert m["mae_at_coverage"] == expected_mae
 
@@ -199,24 +232,31 @@ def test_coverage_at_risk_on_the_plateau_curve(evaluate) -> None:
 
 
 def test_abs_norm_divides_every_risk_by_three(evaluate) -> None:
-    art = evaluate(worked_example_doc(), "--loss", "abs_norm",
-                   "--confidence", "llm", "--coverage-grid", "0.25,0.5",
-                   "--bootstrap-resamples", "0")
+    art = evaluate(
+        worked_example_doc(),
+        "--loss",
+        "abs_norm",
+        "--confidence",
+        "llm",
+        "--coverage-grid",
+        "0.25,0.5",
+        "--bootstrap-resamples",
+        "0",
+    )
     m = art["confidence_variants"]["llm"]
     assert art["loss"] == LOSSES["abs_norm"]
     assert m["curve"]["selective_risk"] == pytest.approx([1 / 3, 2 / 9], rel=1e-12)
     assert m["curve"]["generalized_risk"] == pytest.approx([1 / 12, 1 / 12], rel=1e-12)
     assert (m["aurc_full"], m["augrc_full"]) == pytest.approx((17 / 144, 1 / 48), rel=1e-12)
-    assert (m["aurc_optimal"], m["augrc_optimal"]) == pytest.approx((1 / 72, 1 / 192),
-                                                                    rel=1e-12)
+    assert (m["aurc_optimal"], m["augrc_optimal"]) == pytest.approx((1 / 72, 1 / 192), rel=1e-12)
     assert m["interpretation"]["aurc_gap_pct"] == pytest.approx(750.0, rel=1e-12)
 
 
 # ------------------------------------------------- item estimators: thresholds and the oracle
 
+
 @pytest.mark.parametrize("estimator", ["item-step", "item-trapezoid"])
-def test_coverage_at_risk_threshold_is_the_confidence_under_item_estimators(
-        evaluate, estimator: str) -> None:
+def test_coverage_at_risk_threshold_is_the_confidence_under_item_estimators(evaluate, estimator: str) -> None:
     art = evaluate(worked_example_doc(), *FLAGS, "--estimator", estimator)
     car = art["confidence_variants"]["llm"]["coverage_at_risk"]["0.20"]
     assert car == {"alpha": 0.2, "coverage": 1 / 8, "risk": 0.0, "threshold": 2.0}
@@ -231,8 +271,9 @@ def perfect_ranking_doc() -> dict[str, Any]:
 
 
 def test_a_perfect_ranking_has_no_excess_under_the_default_estimator(evaluate) -> None:
-    art = evaluate(perfect_ranking_doc(), "--loss", "abs", "--confidence",
-                   "llm", "--bootstrap-resamples", "0")
+    art = evaluate(
+        perfect_ranking_doc(), "--loss", "abs", "--confidence", "llm", "--bootstrap-resamples", "0"
+    )
     m = art["confidence_variants"]["llm"]
     assert m["aurc_optimal"] == pytest.approx(m["aurc_full"], rel=1e-12)
     assert (m["eaurc"], m["eaugrc"]) == pytest.approx((0.0, 0.0), abs=1e-15)
@@ -240,8 +281,17 @@ def test_a_perfect_ranking_has_no_excess_under_the_default_estimator(evaluate) -
 
 @pytest.mark.parametrize("estimator", ["item-step", "item-trapezoid"])
 def test_a_perfect_ranking_has_no_excess_under_item_estimators(evaluate, estimator: str) -> None:
-    art = evaluate(perfect_ranking_doc(), "--loss", "abs", "--confidence",
-                   "llm", "--bootstrap-resamples", "0", "--estimator", estimator)
+    art = evaluate(
+        perfect_ranking_doc(),
+        "--loss",
+        "abs",
+        "--confidence",
+        "llm",
+        "--bootstrap-resamples",
+        "0",
+        "--estimator",
+        estimator,
+    )
     m = art["confidence_variants"]["llm"]
     assert (m["eaurc"], m["eaugrc"]) == pytest.approx((0.0, 0.0), abs=1e-15)
 
@@ -249,8 +299,7 @@ def test_a_perfect_ranking_has_no_excess_under_item_estimators(evaluate, estimat
 def test_item_step_oracle_by_hand(evaluate) -> None:
     art = evaluate(worked_example_doc(), *FLAGS, "--estimator", "item-step")
     m = art["confidence_variants"]["llm"]
-    assert (m["aurc_optimal"], m["augrc_optimal"]) == pytest.approx((1 / 12, 1 / 32),
-                                                                    rel=1e-12)
+    assert (m["aurc_optimal"], m["augrc_optimal"]) == pytest.approx((1 / 12, 1 / 32), rel=1e-12)
     assert (m["eaurc"], m["eaugrc"]) == pytest.approx((1 / 8, 1 / 32), rel=1e-12)
     assert m["interpretation"]["aurc_gap_pct"] == pytest.approx(150.0, rel=1e-12)
     assert m["interpretation"]["augrc_gap_pct"] == pytest.approx(100.0, rel=1e-12)

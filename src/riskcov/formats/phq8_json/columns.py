@@ -65,10 +65,16 @@ def add_participant(r: dict[str, Any], pid: int, cols: ExperimentColumns) -> Non
     other_columns = [(k, kind, sc[k]) for k, kind in SIGNALS.items() if kind not in (FLOAT, INT)]
     for idx, name in enumerate(ITEMS):
         pv, gv = preds[name], gts[name]
-        pred = pv if (type(pv) is int and SCORE_MIN <= pv <= SCORE_MAX) else score(
-            finite(pv, f"predicted_items.{name}"), f"predicted_items.{name}", True)
-        gt = gv if (type(gv) is int and SCORE_MIN <= gv <= SCORE_MAX) else score(
-            finite(gv, f"ground_truth_items.{name}"), f"ground_truth_items.{name}", False)
+        pred = (
+            pv
+            if (type(pv) is int and SCORE_MIN <= pv <= SCORE_MAX)
+            else score(finite(pv, f"predicted_items.{name}"), f"predicted_items.{name}", True)
+        )
+        gt = (
+            gv
+            if (type(gv) is int and SCORE_MIN <= gv <= SCORE_MAX)
+            else score(finite(gv, f"ground_truth_items.{name}"), f"ground_truth_items.{name}", False)
+        )
         ic["pid"].append(pid)
         ic["idx"].append(idx)
         ic["name"].append(name)
@@ -159,5 +165,3 @@ def to_columns(cols: ExperimentColumns) -> ExperimentRows:
 def objects(values: list[Any]) -> np.ndarray[Any, Any]:
     """An object array of `values`; the trailing None keeps lists from becoming a 2-D array."""
     return np.array([*values, None], dtype=object)[:-1]
-
-

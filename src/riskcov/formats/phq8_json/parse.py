@@ -89,20 +89,28 @@ def _load(path: Path, data: bytes) -> tuple[Any, bool]:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
         if _truncated(data):
-            raise InputError(f"{path}: truncated JSON: the file ends inside an open object, list "
-                             "or string") from None
-        raise InputError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+            raise InputError(
+                f"{path}: truncated JSON: the file ends inside an open object, list or string"
+            ) from None
+        raise InputError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise InputError(f"{path}: invalid JSON: nested too deeply") from None
     except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
         raise InputError(f"{path}: invalid JSON: {str(exc).splitlines()[0]}") from None
 
 
-def parse(con: duckdb.DuckDBPyConnection | None, path: Path, data: bytes,
-          options: IngestOptions | None = None) -> ParsedRun:
+def parse(
+    con: duckdb.DuckDBPyConnection | None, path: Path, data: bytes, options: IngestOptions | None = None
+) -> ParsedRun:
     """Validate a run file and return its rows; InputError names file, experiment, participant, field."""
+    given = [
+        f for f in ("run_id", "method", "seed", "split", "domain") if getattr(options, f, None) is not None
+    ]
+    if given:
+        flags = ", ".join("--" + f.replace("_", "-") for f in given)
+        raise InputError(
+            f"{path}: {flags} apply to per-sample tables (.csv, .parquet, .jsonl), not to run JSON"
+        )
     doc, non_finite = _load(path, data)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the top level is {show(doc)}, not an object")
@@ -118,8 +126,7 @@ def parse(con: duckdb.DuckDBPyConnection | None, path: Path, data: bytes,
         raise InputError(f"{path}: {bad}") from None
     experiments = doc.get("experiments")
     if not isinstance(experiments, list) or not experiments:
-        what = ("missing" if experiments is None else "empty" if experiments == []
-                else show(experiments))
+        what = "missing" if experiments is None else "empty" if experiments == [] else show(experiments)
         raise InputError(f"{path}: experiments is {what}; at least one experiment is required")
     modes = [_mode(e) if isinstance(e, dict) else None for e in experiments]
     parsed = []
@@ -159,8 +166,9 @@ def _first_non_finite(value: Any, where: list[str | int]) -> list[str | int] | N
     """The path to the first NaN/Infinity literal in the document, if any."""
     if isinstance(value, NonFinite):
         return where
-    items = value.items() if isinstance(value, dict) else (
-        enumerate(value) if isinstance(value, list) else ())
+    items = (
+        value.items() if isinstance(value, dict) else (enumerate(value) if isinstance(value, list) else ())
+    )
     for key, child in items:
         found = _first_non_finite(child, [*where, key])
         if found is not None:

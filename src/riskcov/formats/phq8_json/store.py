@@ -18,8 +18,9 @@ _SIGNAL_COLUMNS = ", ".join(
 )
 
 
-def fill(con: duckdb.DuckDBPyConnection, experiment_ids: list[int],
-         experiments: list[ExperimentRows]) -> None:
+def fill(
+    con: duckdb.DuckDBPyConnection, experiment_ids: list[int], experiments: list[ExperimentRows]
+) -> None:
     """Insert each experiment's rows under the id the orchestrator drew for it."""
     for eid, exp in zip(experiment_ids, experiments, strict=True):
         _insert(con, eid, exp)
@@ -46,8 +47,9 @@ def _insert(con: duckdb.DuckDBPyConnection, eid: int, exp: ExperimentRows) -> No
     for name in ("_p", "_i", "_s"):
         con.unregister(name)
     # one row per item of every successful participant, none for failed ones
-    bad = one(con.execute(
-        """
+    bad = one(
+        con.execute(
+            """
         SELECT p.participant_id, count(i.item_index) AS n, len(any_value(e.item_names)) AS expected
         FROM participants p
         JOIN experiments e USING (experiment_id)
@@ -57,7 +59,8 @@ def _insert(con: duckdb.DuckDBPyConnection, eid: int, exp: ExperimentRows) -> No
         HAVING n <> CASE WHEN p.success THEN expected ELSE 0 END
         ORDER BY p.participant_id LIMIT 1
         """,
-        [eid],
-    ))
+            [eid],
+        )
+    )
     if bad:
         raise InputError(f"participant {bad[0]}: {bad[1]} items stored, expected {bad[2]}")

@@ -188,4 +188,3 @@ def finite(v: Any, field: str) -> Any:
     if type(v) is bool:
         raise FieldError(f"{field} = {show(v)} is a boolean, not a number")
     return v
-

@@ -1,4 +1,4 @@
-"""The allow-list and printer behind riskcov.user_csf.compile_expression (see its docstring).
+"""The allow-list and printer behind riskcov.scoring.user_csf.compile_expression (see its docstring).
 
 Every node must be of an allowed sqlglot class (the exact class, not a subclass); the SQL is printed
 again here from the tree, so the user's text never reaches DuckDB.

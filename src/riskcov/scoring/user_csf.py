@@ -1,7 +1,7 @@
 """User-defined confidence functions (`--confidence 'sql:EXPR'`, named ones stored by the user).
 
 An expression over the typed signal columns of `item_signals AS s`, checked against an allow-list
-(riskcov.user_csf_sql) and printed again from its parse tree, so the user's text never reaches
+(riskcov.scoring.user_csf_sql) and printed again from its parse tree, so the user's text never reaches
 DuckDB: only column names taken from `columns`, numbers re-printed as CAST(<repr> AS DOUBLE)
 (plateaus are decided by exact float equality, and DuckDB would read 0.4 as DECIMAL), escaped text
 literals and fixed keywords.
@@ -38,7 +38,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
 from riskcov.errors import UsageError
-from riskcov.user_csf_sql import render, show
+from riskcov.scoring.user_csf_sql import render, show
 
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 2000, 400, 40
 STATEMENT = "statements are not allowed: write one expression"
