@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -24,7 +23,8 @@ def test_spec_worked_example(tmp_path, run_cli):
     r = run_cli(["ingest", csv, "--warehouse", wh])
     assert (r.exit_code, r.stderr) == (0, "")
     assert r.stdout == (
-        f"ingested {csv}: run worked: 1 experiment(s), 5 samples (0 abstained), 1 score column(s): confidence\n"
+        f"ingested {csv}: run worked: 1 experiment(s), 5 samples (0 abstained), "
+        "1 score column(s): confidence\n"
     )
     art = _artifact(run_cli, "--input", "worked", "--warehouse", wh, "--bootstrap-resamples", "0")
     m = art["confidence_variants"]["confidence"]
@@ -57,7 +57,8 @@ def test_csv_parquet_and_jsonl_give_the_same_artifact(tmp_path, run_cli):
     src.write_text(
         "sample_id,cluster,confidence_msp,confidence_energy,loss,abstained\n"
         + "".join(
-            f"s{i},{i % 7},{(i * 37 % 11) / 10},{(i * 13 % 5) / 4},{(i * 7 % 4) / 4},{'true' if i % 9 == 0 else 'false'}\n"
+            f"s{i},{i % 7},{(i * 37 % 11) / 10},{(i * 13 % 5) / 4},{(i * 7 % 4) / 4},"
+            f"{'true' if i % 9 == 0 else 'false'}\n"
             for i in range(60)
         )
     )
