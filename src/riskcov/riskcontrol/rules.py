@@ -1,0 +1,336 @@
+"""Threshold rules of SPEC §10 on one experiment's cal working points, applied on test.
+
+A rule picks a cal working point (SPEC §4: one per distinct confidence, most confident
+first) and its confidence becomes the test threshold; `None` means accept nothing.
+
+>>> pts = working_points(np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.0, 0.0, 1.0, 1.0]),
+...                      np.array([False, False, False, False]))
+>>> uncertified(pts, 0.35).threshold, crc(pts, 0.35).threshold
+(0.7, 0.8)
+>>> apply(0.7, np.array([0.95, 0.5]), np.array([1.0, 0.0]), np.array([False, False]))
+Applied(coverage=0.5, risk=1.0, generalized_risk=0.5, accepted=1)
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from riskcov.errors import InputError, UsageError
+from riskcov.riskcontrol.bounds import BOUNDS, check_level, p_value
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+IntArray = np.ndarray[Any, np.dtype[np.int64]]
+BoolArray = np.ndarray[Any, np.dtype[np.bool_]]
+
+PROCEDURES = ("fixed-sequence", "bonferroni")
+
+
+@dataclass(frozen=True)
+class Points:
+    """Working points in plateau order: thresholds strictly falling, counts strictly rising.
+
+    `loss_cum` is the accepted loss sum (losses ≥ 0, so non-decreasing); `n_total` is N,
+    every cal sample including abstentions.
+    """
+
+    threshold: FloatArray
+    k_cum: IntArray
+    loss_cum: FloatArray
+    n_total: int
+
+    def __post_init__(self) -> None:
+        j = len(self.threshold)
+        if len(self.k_cum) != j or len(self.loss_cum) != j:
+            raise ValueError("threshold, k_cum and loss_cum must have one entry per working point")
+        if j and not (
+            np.all(np.diff(self.threshold) < 0)
+            and self.k_cum[0] >= 1
+            and np.all(np.diff(self.k_cum) > 0)
+            and self.k_cum[-1] <= self.n_total
+            and self.loss_cum[0] >= 0
+            and np.all(np.diff(self.loss_cum) >= 0)
+        ):
+            raise ValueError(
+                "working points must be in plateau order with 1 <= k_cum <= n_total "
+                "rising and loss_cum >= 0 not falling"
+            )
+
+    @property
+    def coverage(self) -> FloatArray:
+        return self.k_cum / self.n_total
+
+    @property
+    def risk(self) -> FloatArray:
+        return self.loss_cum / self.k_cum
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A rule's pick: working point `index` (None: accept nothing) and its cal values.
+
+    `candidates` and `p_values` are the tested points and their p-values (certify only).
+    """
+
+    index: int | None
+    threshold: float | None
+    coverage: float
+    risk: float
+    generalized_risk: float
+    candidates: tuple[int, ...] = ()
+    p_values: tuple[float, ...] = ()
+
+
+class Applied(NamedTuple):
+    """A threshold on a test split: coverage = accepted / N, risk over the accepted."""
+
+    coverage: float
+    risk: float
+    generalized_risk: float
+    accepted: int
+
+
+class SeedOutcome(NamedTuple):
+    """One seed's test row of a (method, alpha, rule) group."""
+
+    seed: int
+    coverage: float
+    risk: float
+    generalized_risk: float
+
+
+def _check_samples(confidences: FloatArray, losses: FloatArray, abstained: BoolArray) -> None:
+    if not len(confidences) == len(losses) == len(abstained):
+        raise ValueError("confidences, losses and abstained must have one entry per sample")
+    bad = np.flatnonzero(~abstained & ~np.isfinite(confidences))
+    if bad.size:
+        raise InputError(
+            f"sample {int(bad[0])} is not abstained but its confidence is {float(confidences[bad[0]])!r}"
+        )
+
+
+def working_points(confidences: FloatArray, losses: FloatArray, abstained: BoolArray) -> Points:
+    """SPEC §4's working points of per-sample arrays (abstained samples only count in N).
+
+    >>> working_points(np.array([0.5, 0.9, 0.5]), np.array([1.0, 0.0, 0.0]),
+    ...                np.array([False, False, True])).k_cum.tolist()
+    [1, 2]
+    """
+    _check_samples(confidences, losses, abstained)
+    keep = ~abstained
+    conf, loss = confidences[keep], losses[keep]
+    order = np.argsort(-conf, kind="stable")
+    conf, running = conf[order], np.cumsum(loss[order])
+    # a plateau ends where the next confidence differs: ties enter together
+    ends = np.flatnonzero(np.append(conf[1:] != conf[:-1], True)) if conf.size else np.array([], int)
+    return Points(
+        conf[ends].astype(np.float64),
+        (ends + 1).astype(np.int64),
+        running[ends].astype(np.float64),
+        len(confidences),
+    )
+
+
+def _choice(
+    points: Points, index: int | None, cands: tuple[int, ...] = (), ps: tuple[float, ...] = ()
+) -> Choice:
+    if index is None:
+        return Choice(None, None, 0.0, 0.0, 0.0, cands, ps)
+    return Choice(
+        index,
+        float(points.threshold[index]),
+        float(points.coverage[index]),
+        float(points.risk[index]),
+        float(points.loss_cum[index] / points.n_total),
+        cands,
+        ps,
+    )
+
+
+def candidates(coverage: FloatArray, n_candidates: int) -> IntArray:
+    """For g = 1..G the first point with coverage ≥ g/G; duplicates and targets > Cmax dropped.
+
+    Compared in doubles, k/N ≥ g/G as SPEC writes it: both sides are correctly rounded
+    quotients, and two distinct ones differ by ≥ 1/(N·G), more than an ulp while
+    N·G < 2^53, so the double comparison is the exact rational one.
+
+    >>> candidates(np.array([0.1, 0.25, 0.3, 0.6]), 4).tolist()
+    [1, 3]
+    """
+    if isinstance(n_candidates, bool) or n_candidates < 1:
+        raise UsageError(f"--candidates must be a positive integer, got {n_candidates!r}")
+    targets = np.arange(1, n_candidates + 1, dtype=np.float64) / n_candidates
+    first = np.searchsorted(coverage, targets, side="left")
+    return np.unique(first[first < len(coverage)]).astype(np.int64)
+
+
+def certify(
+    points: Points,
+    alpha: float,
+    delta: float,
+    bound: str = "hoeffding-bentkus",
+    procedure: str = "fixed-sequence",
+    n_candidates: int = 20,
+) -> Choice:
+    """The certified threshold: test the candidates' "risk > alpha" p-values against δ.
+
+    fixed-sequence: in order from the most conservative while p ≤ δ, keeping the last
+    passed; bonferroni: the highest-coverage candidate with p ≤ δ / #candidates.
+
+    >>> pts = Points(np.array([0.9, 0.8]), np.array([40, 80]), np.array([0.0, 8.0]), 80)
+    >>> certify(pts, 0.1, 0.1, "binomial", n_candidates=2).index
+    0
+    """
+    check_level("alpha", alpha)
+    check_level("delta", delta)
+    if bound not in BOUNDS:
+        raise UsageError(f"unknown bound {bound!r}; expected one of {', '.join(BOUNDS)}")
+    if procedure not in PROCEDURES:
+        raise UsageError(f"unknown procedure {procedure!r}; expected one of {', '.join(PROCEDURES)}")
+    cands = tuple(int(i) for i in candidates(points.coverage, n_candidates))
+    ps = tuple(p_value(bound, float(points.loss_cum[i]), int(points.k_cum[i]), alpha) for i in cands)
+    chosen: int | None = None
+    if procedure == "fixed-sequence":
+        for i, p in zip(cands, ps, strict=True):
+            if p > delta:
+                break
+            chosen = i
+    else:
+        passed = [i for i, p in zip(cands, ps, strict=True) if p <= delta / len(cands)]
+        chosen = passed[-1] if passed else None  # candidates rise in coverage
+    return _choice(points, chosen, cands, ps)
+
+
+def uncertified(points: Points, alpha: float) -> Choice:
+    """Empirical Coverage@Risk(alpha) on cal (SPEC §4): the last point with L/k ≤ alpha in doubles.
+
+    The same division and comparison as the SQL macro rc_coverage_at_risk, so the two agree.
+
+    >>> uncertified(Points(np.array([0.9]), np.array([2]), np.array([1.0]), 4), 0.4).index is None
+    True
+    """
+    check_level("alpha", alpha)
+    ok = np.flatnonzero(points.risk <= alpha)
+    return _choice(points, int(ok[-1]) if ok.size else None)
+
+
+def crc(points: Points, alpha: float, loss_bound: float = 1.0) -> Choice:
+    """Conformal risk control: the last λ, walking down, with n/(n+1)·Ĝ(λ) + B/(n+1) ≤ alpha.
+
+    Ĝ(λ) = loss_cum / n with n = points.n_total (abstentions included), so the condition
+    is (loss_cum + B) ≤ alpha·(n + 1), evaluated exactly (Fractions of the given doubles), not
+    in a rounding-dependent float form. loss_cum never falls, so the points passing form a
+    prefix: "keep the last passing" and "stop at the first failure" pick the same point,
+    found here by bisection.
+
+    >>> crc(Points(np.array([0.9, 0.8]), np.array([1, 2]), np.array([0.0, 1.0]), 9), 0.15).index
+    0
+    """
+    check_level("alpha", alpha)
+    if not loss_bound > 0:
+        raise UsageError(f"the loss bound B must be positive, got {loss_bound!r}")
+    limit = Fraction(alpha) * (points.n_total + 1) - Fraction(loss_bound)
+
+    def fails(i: int) -> bool:
+        return Fraction(float(points.loss_cum[i])) > limit
+
+    passing = bisect.bisect_left(range(len(points.threshold)), True, key=fails)
+    return _choice(points, passing - 1 if passing else None)
+
+
+def apply(
+    threshold: float | None, confidences: FloatArray, losses: FloatArray, abstained: BoolArray
+) -> Applied:
+    """Accept non-abstained samples with confidence ≥ threshold (None: accept nothing).
+
+    >>> apply(None, np.array([0.9]), np.array([1.0]), np.array([False]))
+    Applied(coverage=0.0, risk=0.0, generalized_risk=0.0, accepted=0)
+    """
+    _check_samples(confidences, losses, abstained)
+    n = len(confidences)
+    if threshold is None or n == 0:
+        return Applied(0.0, 0.0, 0.0, 0)
+    accept = ~abstained & (confidences >= threshold)
+    k = int(np.count_nonzero(accept))
+    total = math.fsum(losses[accept].tolist())
+    return Applied(k / n, total / k if k else 0.0, total / n, k)
+
+
+def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """Mean and population standard deviation (ddof 0); (None, None) for no values.
+
+    >>> mean_std([1.0, 3.0])
+    (2.0, 1.0)
+    """
+    if not values:
+        return None, None
+    arr = np.asarray(values, dtype=np.float64)
+    return float(arr.mean()), float(arr.std(ddof=0))
+
+
+def violation_summary(
+    rows: Sequence[SeedOutcome], alpha: float, rule: str, margin: float | None = None
+) -> dict[str, Any]:
+    """Violation rate of one (method, alpha, rule) group over its seeds, with a row per seed.
+
+    A seed violates when its test risk > alpha; for rule `crc` the generalized risk is the one
+    compared (SPEC §10). With a margin m, `num_violations_margin` counts risk > alpha·(1 + m).
+    Means and standard deviations are population ones (ddof 0); None without seeds.
+
+    >>> s = violation_summary([SeedOutcome(1, 0.5, 0.2, 0.1), SeedOutcome(2, 0.7, 0.1, 0.07)],
+    ...                       0.15, "uncertified", 0.5)
+    >>> s["violation_rate"], s["num_violations_margin"], s["mean_risk"]
+    (0.5, 0, 0.15000000000000002)
+    """
+    check_level("alpha", alpha)
+    if margin is not None and not margin >= 0:
+        raise UsageError(f"--violation-margin must be >= 0, got {margin!r}")
+    ordered = sorted(rows, key=lambda r: r.seed)
+    for a, b in itertools.pairwise(ordered):
+        if a.seed == b.seed:
+            raise InputError(f"seed {a.seed} appears twice in one (method, alpha, {rule}) group")
+    details: list[dict[str, Any]] = []
+    for r in ordered:
+        judged = r.generalized_risk if rule == "crc" else r.risk
+        details.append(
+            {
+                "seed": r.seed,
+                "alpha": alpha,
+                "risk": r.risk,
+                "coverage": r.coverage,
+                "generalized_risk": r.generalized_risk,
+                "violated": judged > alpha,
+                "violated_margin": None if margin is None else judged > alpha * (1 + margin),
+            }
+        )
+    n = len(details)
+    violations = sum(bool(d["violated"]) for d in details)
+    over_margin = None if margin is None else sum(bool(d["violated_margin"]) for d in details)
+    mean_risk, std_risk = mean_std([r.risk for r in ordered])
+    mean_cov, std_cov = mean_std([r.coverage for r in ordered])
+    mean_gen, std_gen = mean_std([r.generalized_risk for r in ordered])
+    return {
+        "alpha": alpha,
+        "rule": rule,
+        "num_seeds": n,
+        "num_violations": violations,
+        "violation_rate": violations / n if n else None,
+        "margin": margin,
+        "num_violations_margin": over_margin,
+        "violation_rate_margin": over_margin / n if n and over_margin is not None else None,
+        "mean_risk": mean_risk,
+        "std_risk": std_risk,
+        "mean_coverage": mean_cov,
+        "std_coverage": std_cov,
+        "mean_generalized_risk": mean_gen,
+        "std_generalized_risk": std_gen,
+        "seeds": [r.seed for r in ordered],
+        "details": details,
+    }
