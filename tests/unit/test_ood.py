@@ -20,11 +20,15 @@ TARGETS = [0.0, 0.05, 0.3, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0]
 
 @st.composite
 def domain(draw, min_size=1):
-    """(confidences, abstained) with ties on a 1/8 grid and ~20% abstentions (NaN)."""
+    """(confidences, abstained) with ties on a 1/8 grid and ~20% abstentions.
+
+    An abstention's confidence is NaN or a leftover real value: neither may count.
+    """
     n = draw(st.integers(min_size, 25))
     conf = np.array(draw(st.lists(st.integers(0, 8), min_size=n, max_size=n)), float) / 8
     abst = np.array(draw(st.lists(st.integers(0, 4).map(lambda i: i == 0), min_size=n, max_size=n)), bool)
-    return np.where(abst, np.nan, conf), abst
+    blank = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
+    return np.where(abst & blank, np.nan, conf), abst
 
 
 def accept(conf, abst, tau):
