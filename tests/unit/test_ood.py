@@ -37,7 +37,7 @@ def accept(conf, abst, tau):
     return float(Fraction(hits, len(conf)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(ident=domain(), ood=domain(), targets=st.lists(st.sampled_from(TARGETS), min_size=1, max_size=4))
 def test_ood_at_id_coverage_follows_spec(ident, ood, targets):
     rows = ood_at_id_coverage(*ident, *ood, targets)
