@@ -84,7 +84,7 @@ def oracle_certify(points, n, alpha, delta, bound, procedure, g_count):
     return chosen, cands, ps
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=samples())
 def test_working_points_follow_spec_4(data):
     pts = working_points(*data)
@@ -95,7 +95,7 @@ def test_working_points_follow_spec_4(data):
     assert pts.n_total == len(data[0])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=samples(), g_count=st.integers(1, 30))
 def test_candidates_follow_spec(data, g_count):
     pts = working_points(*data)
@@ -112,7 +112,7 @@ def test_candidates_double_comparison_is_the_exact_one():
             assert candidates(coverage, g_count).tolist() == expected, (n, g_count)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     data=samples(losses=[0.0, 1.0]),
     alpha=st.sampled_from(ALPHAS),
@@ -138,7 +138,7 @@ def test_certify_follows_spec(data, alpha, delta, g_count, bound, procedure):
         assert got.risk == float(loss / k)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
 def test_uncertified_is_coverage_at_risk(data, alpha):
     pts = working_points(*data)
@@ -184,7 +184,7 @@ def test_uncertified_agrees_with_the_sql_macro(con, data, alpha):
     assert rows == ([] if j == 0 else [(got.coverage if got.index is not None else None, got.threshold)])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
 def test_crc_follows_spec(data, alpha):
     pts = working_points(*data)
@@ -211,7 +211,7 @@ def test_crc_boundary_is_exact():
     assert crc(pts, 3 / 8).index == 1
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=samples(), threshold=st.one_of(st.none(), st.integers(-1, 9).map(lambda i: i / 8)))
 def test_apply_follows_spec(data, threshold):
     conf, loss, abst = data

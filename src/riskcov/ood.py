@@ -1,0 +1,178 @@
+"""OOD acceptance at a fixed ID coverage, DAR, FPR@95%TPR and AUROC (SPEC §10).
+
+Abstained samples are never accepted and count in every denominator. The threshold for
+an ID coverage target c is tau = numpy.quantile(id confidences, 1 - c) (linear) over the ID
+samples that *have* a confidence, i.e. the non-abstained ones: an abstention has no
+confidence to rank (SQL gives it NULL). With abstentions the ID acceptance at tau is then
+about c·K/N rather than c, and is reported as `id_coverage_actual`.
+
+>>> rows = ood_at_id_coverage(np.array([0.1, 0.2, 0.3, 0.4, 0.5]), np.zeros(5, bool),
+...                           np.array([0.45, 0.05]), np.zeros(2, bool), [0.6])
+>>> rows[0]["threshold"], rows[0]["id_coverage_actual"], rows[0]["dar"]
+(0.26, 0.6, 0.5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from riskcov.errors import InputError, UsageError
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+BoolArray = np.ndarray[Any, np.dtype[np.bool_]]
+
+DEFAULT_TARGETS = (0.6, 0.7, 0.8, 0.9)
+SAFETY_EPS = 1e-8  # keeps the safety ratio finite when no OOD sample is accepted
+
+
+def _check(domain: str, conf: FloatArray, abstained: BoolArray, allow_empty: bool = False) -> None:
+    if len(conf) != len(abstained):
+        raise ValueError(f"{domain}: confidences and abstained must have one entry per sample")
+    if len(conf) == 0 and not allow_empty:
+        raise InputError(f"the {domain} domain has no samples; OOD metrics need both id and ood")
+    bad = np.flatnonzero(~abstained & ~np.isfinite(conf))
+    if bad.size:
+        raise InputError(
+            f"{domain} sample {int(bad[0])} is not abstained but its confidence is {float(conf[bad[0]])!r}"
+        )
+
+
+def accept_rate(conf: FloatArray, abstained: BoolArray, tau: float | None) -> float:
+    """Share of all samples accepted at tau: not abstained and confidence >= tau.
+
+    >>> accept_rate(np.array([0.2, 0.7, 0.9]), np.array([False, False, True]), 0.5)
+    0.3333333333333333
+    """
+    if tau is None or len(conf) == 0:
+        return 0.0
+    return int(np.count_nonzero(~abstained & (conf >= tau))) / len(conf)
+
+
+def id_threshold(id_conf: FloatArray, id_abstained: BoolArray, target: float) -> float | None:
+    """tau = numpy.quantile(non-abstained ID confidences, 1 - target); None when there are none.
+
+    >>> id_threshold(np.array([0.0, 1.0, 7.0]), np.array([False, False, True]), 0.25)
+    0.75
+    """
+    if isinstance(target, bool) or not 0.0 <= target <= 1.0:
+        raise UsageError(f"ID coverage target {target!r} must lie in [0, 1]")
+    kept = id_conf[~id_abstained]
+    if kept.size == 0:
+        return None
+    return float(np.quantile(kept, 1.0 - target, method="linear"))
+
+
+def ood_at_id_coverage(
+    id_conf: FloatArray,
+    id_abstained: BoolArray,
+    ood_conf: FloatArray,
+    ood_abstained: BoolArray,
+    targets: Sequence[float] = DEFAULT_TARGETS,
+) -> list[dict[str, float | None]]:
+    """One row per ID coverage target, in the given order, with the seed-004 column names.
+
+    `threshold` is None (nothing accepted) when every ID sample abstained;
+    safety_ratio = id_accept / (ood_accept + 1e-8).
+    """
+    _check("id", id_conf, id_abstained)
+    _check("ood", ood_conf, ood_abstained)
+    rows: list[dict[str, float | None]] = []
+    for c in targets:
+        tau = id_threshold(id_conf, id_abstained, c)
+        id_accept = accept_rate(id_conf, id_abstained, tau)
+        ood_accept = accept_rate(ood_conf, ood_abstained, tau)
+        rows.append(
+            {
+                "id_coverage_target": c,
+                "threshold": tau,
+                "id_coverage_actual": id_accept,
+                "ood_accept_rate": ood_accept,
+                "dar": ood_accept,
+                "safety_ratio": id_accept / (ood_accept + SAFETY_EPS),
+            }
+        )
+    return rows
+
+
+def dar_at_thresholds(
+    id_conf: FloatArray,
+    id_abstained: BoolArray,
+    ood_conf: FloatArray,
+    ood_abstained: BoolArray,
+    thresholds: Sequence[float],
+) -> list[dict[str, float]]:
+    """ID and OOD acceptance at given thresholds (dar = OOD acceptance), in the given order.
+
+    >>> dar_at_thresholds(np.array([0.2, 0.8]), np.zeros(2, bool), np.array([0.6, 0.1]),
+    ...                   np.zeros(2, bool), [0.5])
+    [{'threshold': 0.5, 'id_accept_rate': 0.5, 'ood_accept_rate': 0.5, 'dar': 0.5}]
+    """
+    _check("id", id_conf, id_abstained)
+    _check("ood", ood_conf, ood_abstained)
+    rows = []
+    for t in thresholds:
+        if isinstance(t, bool) or not np.isfinite(t):
+            raise UsageError(f"DAR threshold {t!r} must be a finite number")
+        ood_accept = accept_rate(ood_conf, ood_abstained, t)
+        rows.append(
+            {
+                "threshold": t,
+                "id_accept_rate": accept_rate(id_conf, id_abstained, t),
+                "ood_accept_rate": ood_accept,
+                "dar": ood_accept,
+            }
+        )
+    return rows
+
+
+def fpr_at_95_tpr(
+    id_conf: FloatArray, id_abstained: BoolArray, ood_conf: FloatArray, ood_abstained: BoolArray
+) -> float:
+    """OOD acceptance at the ID coverage target 0.95 (ID is the positive class).
+
+    Like every target, tau is the quantile at 1 - c computed in doubles (0.05000000000000004).
+
+    >>> fpr_at_95_tpr(np.arange(21.0), np.zeros(21, bool), np.array([0.5, 3.0]), np.zeros(2, bool))
+    0.5
+    """
+    row = ood_at_id_coverage(id_conf, id_abstained, ood_conf, ood_abstained, [0.95])[0]
+    return float(row["ood_accept_rate"] or 0.0)
+
+
+def auroc(
+    con: duckdb.DuckDBPyConnection,
+    id_conf: FloatArray,
+    id_abstained: BoolArray,
+    ood_conf: FloatArray,
+    ood_abstained: BoolArray,
+) -> float | None:
+    """AUROC of ID (positive) vs OOD by the SQL macro rc_auroc (ties ½, abstained lowest).
+
+    The macro must be installed on `con` (sql/rc_auroc.sql). None when a class is empty.
+    """
+    _check("id", id_conf, id_abstained, allow_empty=True)
+    _check("ood", ood_conf, ood_abstained, allow_empty=True)
+    con.register(
+        "_rc_ood_raw",
+        {
+            "score": np.concatenate([id_conf, ood_conf]).astype(np.float64),
+            "abstained": np.concatenate([id_abstained, ood_abstained]).astype(bool),
+            "positive": np.concatenate([np.ones(len(id_conf), bool), np.zeros(len(ood_conf), bool)]),
+        },
+    )
+    try:
+        # an abstention has no score: NULL, which the macro ranks below every score
+        con.execute(
+            "CREATE OR REPLACE TEMP VIEW _rc_ood_scores AS "
+            "SELECT 0 AS series, CASE WHEN abstained THEN NULL ELSE score END AS score, "
+            "positive FROM _rc_ood_raw"
+        )
+        rows = con.execute("SELECT auroc FROM rc_auroc('_rc_ood_scores')").fetchall()
+    finally:
+        con.execute("DROP VIEW IF EXISTS _rc_ood_scores")
+        con.unregister("_rc_ood_raw")
+    return None if not rows or rows[0][0] is None else float(rows[0][0])
