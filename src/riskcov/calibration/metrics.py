@@ -3,8 +3,8 @@
 The macros `prob_calibration` (sql/prob_calibration.sql) and `rc_auroc` (sql/rc_auroc.sql) must
 be installed on the connection; nothing here recomputes them in Python.
 
->>> from pathlib import Path
->>> sql = Path(__file__).resolve().parents[3] / "sql"  # a source checkout's sql/
+>>> from riskcov.resources import resource_dir
+>>> sql = resource_dir("sql")
 >>> con = duckdb.connect()
 >>> for f in ("prob_calibration.sql", "rc_auroc.sql"):
 ...     _ = con.execute((sql / f).read_text())
@@ -91,8 +91,8 @@ def before_after(
     calibrated confidence. ECE, NLL and Brier need a probability, so for a raw confidence outside
     [0, 1] (an evidence count) they are None; AUROC needs only a ranking and is always given.
 
-    >>> from pathlib import Path
-    >>> sql = Path(__file__).resolve().parents[3] / "sql"
+    >>> from riskcov.resources import resource_dir
+    >>> sql = resource_dir("sql")
     >>> con = duckdb.connect()
     >>> for f in ("prob_calibration.sql", "rc_auroc.sql"):
     ...     _ = con.execute((sql / f).read_text())
