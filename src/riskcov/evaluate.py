@@ -137,7 +137,7 @@ def run(
         "schema_version": "1",
         "created_at": artifact.utc_now(),
         # sha256 and experiment_id pin the data: a later `ingest --replace` changes a run
-        "inputs": [_input_entry(i) for i in inputs],
+        "inputs": [_input_entry(con, i) for i in inputs],
         "population": population,
         "loss": loss,
         "estimator": opts.estimator,
@@ -162,7 +162,7 @@ def run(
     return Evaluation(art, skipped)
 
 
-def _input_entry(inp: Input) -> dict[str, Any]:
+def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "path": inp.label,
         "run_id": inp.run_id,
@@ -173,6 +173,16 @@ def _input_entry(inp: Input) -> dict[str, Any]:
     }
     if inp.per_sample:
         entry.update({k: inp.fields[k] for k in ("method", "seed", "split", "domain")})
+        # SPEC §10: the experiment's own `prob`, when its file gave one and losses are 0/1
+        row = one(
+            con.execute(
+                "SELECT n, ece, nll, brier, n_bins FROM v_prob_calibration WHERE experiment_id = ?",
+                [inp.experiment_id],
+            )
+        )
+        entry["calibration"] = (
+            None if row is None else dict(zip(("n", "ece", "nll", "brier", "n_bins"), row, strict=True))
+        )
     return entry
 
 
