@@ -42,7 +42,9 @@ def input_names(inputs: list[dict[str, Any]]) -> list[str]:
 
 
 def _line(label: str, curve: dict[str, list[float]], cmax: float) -> Line:
-    return Line(label, list(curve["coverage"]), list(curve["selective_risk"]), list(curve["generalized_risk"]), cmax)
+    return Line(
+        label, list(curve["coverage"]), list(curve["selective_risk"]), list(curve["generalized_risk"]), cmax
+    )
 
 
 def lines_from_artifact(art: dict[str, Any]) -> list[Line]:
@@ -74,11 +76,13 @@ def evaluated_lines(
     con.execute("BEGIN TRANSACTION")
     try:
         for confidence in confidences or ["default"]:
-            one = replace(opts, confidence=confidence, bootstrap_resamples=opts.bootstrap_resamples if ci else 0)
+            one = replace(
+                opts, confidence=confidence, bootstrap_resamples=opts.bootstrap_resamples if ci else 0
+            )
             collector = BandCollector(one.bootstrap_resamples + 1) if ci else None
             art = run(con, one, after_chunk=collector).artifact
             bands = collector.bands() if collector else {}
-            for key, line in zip(_keys(art), lines_from_artifact(art), strict=True):
+            for key, line in zip(line_keys(art), lines_from_artifact(art), strict=True):
                 if line.label not in seen:
                     seen.add(line.label)
                     line.band = bands.get(key)
@@ -88,7 +92,7 @@ def evaluated_lines(
     return lines
 
 
-def _keys(art: dict[str, Any]) -> list[tuple[str, int]]:
+def line_keys(art: dict[str, Any]) -> list[tuple[str, int]]:
     """(csf, input number) of each line of lines_from_artifact, in its order."""
     inputs = range(2) if art["comparison"]["enabled"] else range(1)
     return [(csf, k) for csf in art["confidence_variants"] for k in inputs]

@@ -52,9 +52,7 @@ def _value_cell(v: float | None) -> str:
 def _ci_cell(lo: float | None, hi: float | None) -> str:
     if lo is None or hi is None:
         return '<td class="ci" data-low="null" data-high="null">—</td>'
-    return (
-        f'<td class="ci" data-low="{float(lo)!r}" data-high="{float(hi)!r}">[{_fmt(lo)}, {_fmt(hi)}]</td>'
-    )
+    return f'<td class="ci" data-low="{float(lo)!r}" data-high="{float(hi)!r}">[{_fmt(lo)}, {_fmt(hi)}]</td>'
 
 
 def _kv_table(cls: str, pairs: dict[str, Any]) -> str:
@@ -62,12 +60,18 @@ def _kv_table(cls: str, pairs: dict[str, Any]) -> str:
     return f'<table class="{cls}">{body}</table>'
 
 
+def _input_cell(column: str, value: Any) -> str:
+    if column == "sha256" and value:  # the full hash on hover; 12 hex digits are enough to read
+        return f'<td title="{e(value)}">{e(str(value)[:12])}…</td>'
+    return f"<td>{e('' if value is None else value)}</td>"
+
+
 def _inputs_table(inputs: list[dict[str, Any]]) -> str:
-    cols = ("path", "run_id", "mode", "method", "seed", "split", "domain", "experiment_id", "sha256")
-    cols = tuple(c for c in cols if any(i.get(c) is not None for i in inputs))
+    names = ("path", "run_id", "mode", "method", "seed", "split", "domain", "experiment_id", "sha256")
+    cols = [c for c in names if any(i.get(c) is not None for i in inputs)]
     head = "<tr><th>input</th>" + "".join(f"<th>{e(c)}</th>" for c in cols) + "</tr>"
     body = "".join(
-        f"<tr><td>input_{k}</td>" + "".join(f"<td>{e(i.get(c, ''))}</td>" for c in cols) + "</tr>"
+        f"<tr><td>input_{k}</td>" + "".join(_input_cell(c, i.get(c)) for c in cols) + "</tr>"
         for k, i in enumerate(inputs)
     )
     return f'<table class="inputs">{head}{body}</table>'
@@ -87,12 +91,11 @@ def _metrics_tables(rows: list[Row], labels: list[str]) -> str:
         for metric, per_input in metrics.items():
             cells = []
             for k in range(len(labels)):
-                r = per_input.get(f"input_{k}")
+                got = per_input.get(f"input_{k}")
                 cells.append(
-                    f'<td class="num" data-value="null">—</td><td class="ci" data-low="null" '
-                    'data-high="null">—</td>'
-                    if r is None
-                    else _value_cell(r[3]) + _ci_cell(r[4], r[5])
+                    _value_cell(None) + _ci_cell(None, None)
+                    if got is None
+                    else _value_cell(got[3]) + _ci_cell(got[4], got[5])
                 )
             body.append(f'<tr data-metric="{e(metric)}"><th>{e(metric)}</th>{"".join(cells)}</tr>')
         out.append(
@@ -107,12 +110,16 @@ def _deltas_table(rows: list[Row]) -> str:
         return '<p class="note">A single input: no paired comparison.</p>'
     body = "".join(
         f'<tr data-csf="{e(r[1])}" data-metric="{e(r[2])}"'
-        + (' class="excludes-zero"' if r[4] is not None and r[5] is not None and (r[4] > 0 or r[5] < 0) else "")
+        + (
+            ' class="excludes-zero"'
+            if r[4] is not None and r[5] is not None and (r[4] > 0 or r[5] < 0)
+            else ""
+        )
         + f"><th>{e(r[1])}</th><th>{e(r[2])}</th>{_value_cell(r[3])}{_ci_cell(r[4], r[5])}</tr>"
         for r in deltas
     )
     return (
-        '<p class="note">input_1 − input_0; highlighted rows have a 95% CI that excludes 0.</p>'
+        '<p class="note">input_1 minus input_0; highlighted rows have a 95% CI that excludes 0.</p>'
         '<table class="deltas"><tr><th>CSF</th><th>metric</th><th>delta</th><th>95% CI</th></tr>'
         f"{body}</table>"
     )
@@ -135,7 +142,10 @@ def render(data: ReportData) -> str:
     )
     panels = "".join(
         svg.panel(data.lines, key, title)
-        for key, title in (("selective_risk", "RC curve: selective risk"), ("generalized_risk", "generalized risk"))
+        for key, title in (
+            ("selective_risk", "RC curve: selective risk"),
+            ("generalized_risk", "generalized risk"),
+        )
     )
     title = f"riskcov report: {data.source}"
     return f"""<!DOCTYPE html>

@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import InputError
-from riskcov.report.curves import Line, input_names, lines_from_artifact
+from riskcov.report.curves import Line, input_names, line_keys, lines_from_artifact
 from riskcov.report.keys import SCALARS
 from riskcov.report.store import metric_rows
 
@@ -73,7 +73,12 @@ def from_artifact(art: dict[str, Any], source: str) -> ReportData:
         settings=_settings(art.get("options", {}), art["loss"]["name"], str(art.get("estimator", ""))),
         population=dict(art["population"]),
         rows=sort_rows(metric_rows(art)),
-        lines=sorted(lines_from_artifact(art), key=lambda line: line.label),
+        lines=[
+            line
+            for _, line in sorted(
+                zip(line_keys(art), lines_from_artifact(art), strict=True), key=lambda p: p[0]
+            )
+        ],
         skipped=dict(art.get("skipped_variants", {})),
     )
 
@@ -90,7 +95,7 @@ def from_evaluation(con: duckdb.DuckDBPyConnection, evaluation_id: int) -> Repor
     created_at, inputs_json, options_json = head[0]
     inputs, options = json.loads(inputs_json), json.loads(options_json)
     rows: list[Row] = [
-        tuple(r)  # type: ignore[misc]
+        (r[0], r[1], r[2], r[3], r[4], r[5])
         for r in con.execute(
             "SELECT input, csf, metric, value, ci_low, ci_high FROM evaluation_metrics "
             "WHERE evaluation_id = ? ORDER BY csf, input, metric",
@@ -126,5 +131,5 @@ def from_evaluation(con: duckdb.DuckDBPyConnection, evaluation_id: int) -> Repor
         settings=_settings(options, str(options.get("loss", "")), str(options.get("estimator", ""))),
         population=None,
         rows=sort_rows(rows),
-        lines=sorted(lines, key=lambda line: line.label),
+        lines=lines,  # in (csf, input) order, as from_artifact
     )
