@@ -36,13 +36,18 @@ def test_missing_matplotlib_is_one_line_and_exit_1(no_matplotlib, paired_evaluat
     [
         (["--input", "x", "--output", "rc.pdf"], "--output rc.pdf: give a .png or .svg file name"),
         (["--output", "rc.svg"], "give --input RUN (once, or twice to compare) or --from-artifact A.json"),
-        (["--from-artifact", "a.json", "--input", "x", "--output", "rc.svg"], "give --input or --from-artifact, not both"),
+        (
+            ["--from-artifact", "a.json", "--input", "x", "--output", "rc.svg"],
+            "give --input or --from-artifact, not both",
+        ),
         (
             ["--from-artifact", "a.json", "--ci", "--output", "rc.svg"],
             "--ci needs --input: an artifact holds no replicate curves",
         ),
-        (["--input", "x", "--estimator", "nope", "--output", "rc.svg"], "--estimator nope: choose one of "
-         "plateau-trapezoid, item-step, item-trapezoid"),
+        (
+            ["--input", "x", "--estimator", "nope", "--output", "rc.svg"],
+            "--estimator nope: choose one of plateau-trapezoid, item-step, item-trapezoid",
+        ),
     ],
 )
 def test_usage_errors_exit_2(args, message, tmp_path, run_cli, monkeypatch):
@@ -57,7 +62,10 @@ def test_not_an_artifact_exit_1(tmp_path, run_cli):
     bad = tmp_path / "a.json"
     bad.write_text('{"schema_version": "2"}')
     result = run_cli(["plot", "--from-artifact", bad, "--output", tmp_path / "rc.svg"])
-    assert (result.exit_code, result.stderr) == (1, f'error: {bad}: not a riskcov artifact (no schema_version "1")\n')
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f'error: {bad}: not a riskcov artifact (no schema_version "1")\n',
+    )
 
 
 def test_svg_from_an_artifact_is_reproducible_and_labelled(paired_evaluation, tmp_path, run_cli):
@@ -81,17 +89,29 @@ def test_png_with_bands_from_a_run_file_stores_nothing(tmp_path, run_cli, sql):
     pytest.importorskip("matplotlib")
     warehouse, out = tmp_path / "w.duckdb", tmp_path / "pics" / "rc.png"
     args = ["plot", "--input", EXAMPLE, "--mode", "zero_shot", "--mode", "few_shot", "--confidence", "llm"]
-    result = run_cli([*args, "--ci", "--bootstrap-resamples", "30", "--output", out, "--warehouse", warehouse])
+    result = run_cli(
+        [*args, "--ci", "--bootstrap-resamples", "30", "--output", out, "--warehouse", warehouse]
+    )
     assert (result.exit_code, result.stdout, result.stderr) == (0, f"wrote {out}\n", "")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # the run was ingested on the fly inside a transaction that was rolled back
-    assert sql(warehouse, "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM evaluations)") == [(0, 0)]
+    assert sql(warehouse, "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM evaluations)") == [
+        (0, 0)
+    ]
 
 
 def test_bad_input_is_the_evaluate_error(tmp_path, run_cli):
     pytest.importorskip("matplotlib")
     result = run_cli(
-        ["plot", "--input", "no-such-run", "--output", tmp_path / "rc.svg", "--warehouse", tmp_path / "w.duckdb"]
+        [
+            "plot",
+            "--input",
+            "no-such-run",
+            "--output",
+            tmp_path / "rc.svg",
+            "--warehouse",
+            tmp_path / "w.duckdb",
+        ]
     )
     assert (result.exit_code, result.stdout, result.stderr) == (
         1,

@@ -54,7 +54,9 @@ class Page(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "tr" and self.metric:
             values = [_num(c.get("data-value")) for c in self.cells if "data-value" in c]
-            bounds = [(_num(c.get("data-low")), _num(c.get("data-high"))) for c in self.cells if "data-low" in c]
+            bounds = [
+                (_num(c.get("data-low")), _num(c.get("data-high"))) for c in self.cells if "data-low" in c
+            ]
             labels = ["delta"] if self.delta else [f"input_{k}" for k in range(len(values))]
             for label, v, (lo, hi) in zip(labels, values, bounds, strict=True):
                 self.rows.append((label, self.csf, self.metric, v, lo, hi))
@@ -107,7 +109,11 @@ def test_curves_are_the_artifacts_points(paired_evaluation, tmp_path, run_cli):
     # two panels x four lines, in (csf, input) order
     assert len(page.polylines) == 8
     w = svg.WIDTH - svg.LEFT - svg.RIGHT
-    curves = [art["confidence_variants"][c][f"input_{k}"]["curve"] for c in ("llm", "total_evidence") for k in (0, 1)]
+    curves = [
+        art["confidence_variants"][c][f"input_{k}"]["curve"]
+        for c in ("llm", "total_evidence")
+        for k in (0, 1)
+    ]
     for points, curve in zip(page.polylines[:4], curves, strict=True):
         xs = [float(p.split(",")[0]) for p in points.split()]
         assert [(x - svg.LEFT) / w for x in xs] == pytest.approx(curve["coverage"], abs=0.01 / w)
@@ -158,7 +164,11 @@ def test_page_is_self_contained(paired_evaluation, tmp_path, run_cli):
     ("args", "code", "message"),
     [
         ([], 2, "give one of --evaluation ID or --artifact A.json"),
-        (["--evaluation", "1", "--artifact", "a.json"], 2, "give one of --evaluation ID or --artifact A.json"),
+        (
+            ["--evaluation", "1", "--artifact", "a.json"],
+            2,
+            "give one of --evaluation ID or --artifact A.json",
+        ),
         (["--evaluation", "99"], 1, "no evaluation 99 in the warehouse (see the evaluations table)"),
     ],
 )
@@ -179,7 +189,7 @@ def test_not_json_is_exit_1(tmp_path, run_cli):
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 # no network: every host name fails to resolve, so a page that fetched anything would show it
-HEADLESS = ["--headless", "--no-sandbox", "--disable-gpu", '--host-resolver-rules=MAP * ~NOTFOUND']
+HEADLESS = ["--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"]
 
 
 def chromium(*args: str) -> subprocess.CompletedProcess[str]:
@@ -221,3 +231,24 @@ def test_chromium_renders_the_page(paired_evaluation, tmp_path, run_cli):
     chromium("--window-size=1200,900", f"--screenshot={blank}", (tmp_path / "blank.html").as_uri())
     assert png_size(shot) == png_size(blank) == (1200, 900)
     assert shot.stat().st_size > 5 * blank.stat().st_size
+
+
+def test_single_input_report(tmp_path, run_cli):
+    from riskcov.evaluate import Options, evaluate_and_store
+    from riskcov.warehouse import open_warehouse
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
+    warehouse, artifact, out = tmp_path / "w.duckdb", tmp_path / "single.json", tmp_path / "single.html"
+    opts = Options(inputs=[str(example)], modes=["few_shot"], confidence="llm", bootstrap_resamples=0)
+    with open_warehouse(warehouse) as con:
+        evaluate_and_store(con, opts, artifact, warehouse)
+    art = json.loads(artifact.read_text())
+    assert run_cli(["report", "--artifact", artifact, "--output", out]).exit_code == 0
+    page = parse(out)
+    assert by_key(page.rows) == by_key(metric_rows(art))
+    assert {r[0] for r in page.rows} == {"input_0"}
+    assert all(r[4] is None and r[5] is None for r in page.rows)  # no resamples: no CI
+    text = "".join(page.text)
+    assert "A single input: no paired comparison." in text
+    assert f"llm (Cmax {art['confidence_variants']['llm']['cmax']:.4f})" in text
+    assert len(page.polylines) == 2

@@ -19,7 +19,9 @@ def con() -> duckdb.DuckDBPyConnection:
     return c
 
 
-def load(con: duckdb.DuckDBPyConnection, points: list[tuple[int, int, float, float, float]], grid: list[float]):
+def load(
+    con: duckdb.DuckDBPyConnection, points: list[tuple[int, int, float, float, float]], grid: list[float]
+):
     con.execute(
         "CREATE OR REPLACE TABLE pts (series INTEGER, replicate INTEGER, coverage DOUBLE, "
         "selective_risk DOUBLE, generalized_risk DOUBLE)"
