@@ -45,6 +45,14 @@ def test_missing_matplotlib_is_one_line_and_exit_1(no_matplotlib, paired_evaluat
             "--ci needs --input: an artifact holds no replicate curves",
         ),
         (
+            ["--input", "x", "--ci", "--estimator", "item-step", "--output", "rc.svg"],
+            "--ci: bootstrap bands need --estimator plateau-trapezoid, not item-step",
+        ),
+        (
+            ["--input", "x", "--ci", "--bootstrap-resamples", "1", "--output", "rc.svg"],
+            "--ci needs --bootstrap-resamples >= 2, not 1",
+        ),
+        (
             ["--input", "x", "--estimator", "nope", "--output", "rc.svg"],
             "--estimator nope: choose one of plateau-trapezoid, item-step, item-trapezoid",
         ),
@@ -119,3 +127,12 @@ def test_bad_input_is_the_evaluate_error(tmp_path, run_cli):
         "error: --input no-such-run: no such file, and no run with that run_id in the warehouse\n",
     )
     assert not (tmp_path / "rc.svg").exists()
+
+
+def test_item_estimators_plot_without_bands(tmp_path, run_cli):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "rc.svg"
+    args = ["plot", "--input", EXAMPLE, "--mode", "few_shot", "--estimator", "item-step", "--output", out]
+    result = run_cli([*args, "--warehouse", tmp_path / "w.duckdb"])
+    assert (result.exit_code, result.stdout, result.stderr) == (0, f"wrote {out}\n", "")
+    assert "(item-step)" in out.read_text()

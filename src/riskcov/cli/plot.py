@@ -57,6 +57,7 @@ def plot(
         plotting.plot_artifact(from_artifact, output)
     else:
         from riskcov.options import Options
+        from riskcov.report.curves import check
 
         if not inputs:
             raise UsageError("give --input RUN (once, or twice to compare) or --from-artifact A.json")
@@ -73,7 +74,7 @@ def plot(
             seed=seed,
             intersection_only=intersection_only,
         )
-        opts.check()
+        check(opts, ci)
         plotting.check_output(output)
         plotting.require_matplotlib()
         with open_warehouse(warehouse) as con:

@@ -62,6 +62,15 @@ def lines_from_artifact(art: dict[str, Any]) -> list[Line]:
     return lines
 
 
+def check(opts: Options, ci: bool) -> None:
+    """Usage errors of a plot (`opts.bootstrap_resamples` only counts with `ci`), before any work."""
+    if ci and opts.bootstrap_resamples < 2:
+        raise UsageError(f"--ci needs --bootstrap-resamples >= 2, not {opts.bootstrap_resamples}")
+    if ci and opts.estimator != "plateau-trapezoid":
+        raise UsageError(f"--ci: bootstrap bands need --estimator plateau-trapezoid, not {opts.estimator}")
+    replace(opts, bootstrap_resamples=opts.bootstrap_resamples if ci else 0).check()
+
+
 def evaluated_lines(
     con: duckdb.DuckDBPyConnection, opts: Options, confidences: list[str], ci: bool
 ) -> list[Line]:
@@ -69,8 +78,7 @@ def evaluated_lines(
     warehouse is left as it was (inputs ingested on the fly are rolled back)."""
     from riskcov.evaluate import run
 
-    if ci and opts.bootstrap_resamples < 2:
-        raise UsageError(f"--ci needs --bootstrap-resamples >= 2, not {opts.bootstrap_resamples}")
+    check(opts, ci)
     lines: list[Line] = []
     seen: set[str] = set()
     con.execute("BEGIN TRANSACTION")
