@@ -89,9 +89,13 @@ def _loss(con: duckdb.DuckDBPyConnection, opts: Options, inputs: list[Input]) ->
 
 
 def run(
-    con: duckdb.DuckDBPyConnection, opts: Options, progress: Callable[[int, int], None] | None = None
+    con: duckdb.DuckDBPyConnection,
+    opts: Options,
+    progress: Callable[[int, int], None] | None = None,
+    after_chunk: Callable[[duckdb.DuckDBPyConnection, list[Series]], None] | None = None,
 ) -> Evaluation:
-    """Evaluate; nothing is written to the warehouse but ingested inputs."""
+    """Evaluate; nothing is written to the warehouse but ingested inputs. `after_chunk` reads
+    each replicate chunk's working points (TEMP TABLE eval_points) before the next replaces them."""
     opts.check()
     inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
@@ -105,7 +109,7 @@ def run(
     kept, skipped = _csfs(opts, inputs, problems, series, skip_unsupported)
     engine.drop_series(con, kept)
     b = max(opts.bootstrap_resamples, 0)
-    res = _compute_all(con, opts, kept, analysis.participants, b, progress)
+    res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
     variants: dict[str, Any] = {}
     deltas: dict[str, Any] = {}
@@ -212,6 +216,7 @@ def _compute_all(
     participants: list[int],
     b: int,
     progress: Callable[[int, int], None] | None,
+    after_chunk: Callable[[duckdb.DuckDBPyConnection, list[Series]], None] | None = None,
 ) -> engine.Results:
     """Metrics for replicate 0..B, replicate chunks sized to bound memory."""
     chunk = opts.chunk_replicates or engine.replicates_per_chunk(con, b)
@@ -228,6 +233,8 @@ def _compute_all(
             estimator=opts.estimator,
         )
         engine.copy_aliases(series, total)
+        if after_chunk:
+            after_chunk(con, series)
         if progress and len(rep):
             progress(int(rep[-1]), b)
     return total
