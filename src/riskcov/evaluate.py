@@ -231,6 +231,7 @@ def _compute_all(
             grid=opts.coverage_grid,
             alphas=opts.alpha_grid,
             estimator=opts.estimator,
+            curve_points=opts.curve_points,
         )
         engine.copy_aliases(series, total)
         if after_chunk:

@@ -8,6 +8,17 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.cli.selection import (
+    DomainsOpt,
+    EstimatorOpt,
+    ExperimentSeedsOpt,
+    InputsOpt,
+    IntersectionOpt,
+    LossOpt,
+    MethodsOpt,
+    ModesOpt,
+    SplitsOpt,
+)
 from riskcov.errors import UsageError
 from riskcov.warehouse import open_warehouse
 
@@ -16,31 +27,22 @@ from riskcov.warehouse import open_warehouse
 @guarded
 def plot(
     output: Annotated[Path, typer.Option(help="Picture to write: a .png or .svg file.", show_default=False)],
-    inputs: Annotated[
-        list[str] | None,
-        typer.Option("--input", help="Run file or ingested run_id; twice to compare.", show_default=False),
-    ] = None,
-    modes: Annotated[list[str] | None, typer.Option("--mode", help="PHQ-8 experiment mode(s).")] = None,
-    methods: Annotated[list[str] | None, typer.Option("--method", help="Per-sample method.")] = None,
-    experiment_seeds: Annotated[
-        list[str] | None, typer.Option("--experiment-seed", help="Per-sample experiment seed.")
-    ] = None,
-    splits: Annotated[list[str] | None, typer.Option("--split", help="Per-sample split.")] = None,
-    domains: Annotated[list[str] | None, typer.Option("--domain", help="Per-sample domain.")] = None,
-    loss: Annotated[str | None, typer.Option(help="abs, abs_norm or given.", show_default=False)] = None,
+    inputs: InputsOpt = None,
+    modes: ModesOpt = None,
+    methods: MethodsOpt = None,
+    experiment_seeds: ExperimentSeedsOpt = None,
+    splits: SplitsOpt = None,
+    domains: DomainsOpt = None,
+    loss: LossOpt = None,
     confidence: Annotated[
         list[str] | None,
         typer.Option(help="default, all, a CSF name or secondary:...; repeat for more.", show_default=False),
     ] = None,
-    estimator: Annotated[
-        str, typer.Option(help="plateau-trapezoid, item-step or item-trapezoid.")
-    ] = "plateau-trapezoid",
+    estimator: EstimatorOpt = "plateau-trapezoid",
     ci: Annotated[bool, typer.Option("--ci", help="Shade the pointwise 95% bootstrap band.")] = False,
     bootstrap_resamples: Annotated[int, typer.Option(help="Resamples of the --ci band.")] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed of the --ci band.")] = 42,
-    intersection_only: Annotated[
-        bool, typer.Option("--intersection-only", help="Paired: the overlapping participants.")
-    ] = False,
+    intersection_only: IntersectionOpt = False,
     from_artifact: Annotated[
         Path | None, typer.Option(help="Draw an artifact's curves instead of evaluating.", show_default=False)
     ] = None,

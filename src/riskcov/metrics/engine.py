@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 
 from riskcov.db import one, single_threaded
-from riskcov.metrics import interpolated
+from riskcov.metrics import curve_grid, interpolated
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 
@@ -45,6 +45,7 @@ class Results:
     scalars: dict[str, FloatArray] = field(default_factory=dict)
     curves: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     achievable: dict[int, float] = field(default_factory=dict)
+    curve_grids: dict[int, dict[str, list[float | None]]] = field(default_factory=dict)
 
 
 def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
@@ -114,8 +115,10 @@ def compute(
     grid: list[float],
     alphas: list[float],
     estimator: str,
+    curve_points: int | None = None,
 ) -> None:
-    """Every metric for every series and the replicates in eval_samples, written into `res`."""
+    """Every metric for every series and the replicates in eval_samples, written into `res`
+    (and, with `curve_points`, replicate 0's curve sampled at that many coverages)."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
@@ -191,6 +194,9 @@ def compute(
         "CREATE OR REPLACE TEMP TABLE eval_totals0 AS FROM rc_totals('eval_scored', 'eval_unit_samples')"
     )
     res.achievable = achievable(con, res.curves, area_c)
+    if curve_points:
+        cmax = {s.index: float(res.scalars["cmax"][s.index, 0]) for s in series}
+        res.curve_grids = curve_grid.sample(con, series, cmax, curve_points)
 
 
 def _item_confidences(con: duckdb.DuckDBPyConnection) -> dict[tuple[int, float], float]:
@@ -214,3 +220,5 @@ def copy_aliases(series: list[Series], res: Results) -> None:
             res.curves[s.index] = res.curves[s.computed]
         if s.computed in res.achievable:
             res.achievable[s.index] = res.achievable[s.computed]
+        if s.computed in res.curve_grids:
+            res.curve_grids[s.index] = res.curve_grids[s.computed]

@@ -86,6 +86,8 @@ def series_metrics(
         "bootstrap": {},
         "curve": curve,
     }
+    if i in res.curve_grids:  # --curve-points K
+        out["curve_grid"] = res.curve_grids[i]
     if bootstrap:
         out["bootstrap"] = summarize(
             {k.key: (point[k.key], sc[k.key][i, 1:]) for k in WITH_CI},
