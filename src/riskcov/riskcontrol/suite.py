@@ -97,7 +97,7 @@ def pairs(
         for split in (first, second):
             if split not in splits:
                 raise InputError(
-                    f"method {method} seed {seed} has a {domain} experiment in split "
+                    f"method {method} seed {seed} has an {domain} experiment in split "
                     f"{second if split == first else first} but none in split {split}"
                 )
         out[(method, seed)] = (splits[first], splits[second])
