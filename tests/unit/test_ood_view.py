@@ -16,7 +16,10 @@ from riskcov import ood
 from riskcov.ingest import ingest_file
 from riskcov.warehouse import open_warehouse
 
-COLUMNS = "method, seed, split, csf, id_coverage_target, threshold, id_coverage_actual, ood_accept_rate, dar, safety_ratio"
+COLUMNS = (
+    "method, seed, split, csf, id_coverage_target, threshold, id_coverage_actual, ood_accept_rate, "
+    "dar, safety_ratio"
+)
 _COUNTER = itertools.count()
 
 values = st.one_of(
