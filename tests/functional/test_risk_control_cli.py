@@ -230,7 +230,7 @@ def test_ood_rows_by_hand_and_stored(run, warehouse_path, run_cli, sql):
     assert len(stored) == 6
 
 
-def test_compare_markdown_and_csv(run, warehouse_path, run_cli):
+def test_compare_markdown_and_csv(run, warehouse_path, run_cli, sql):
     args = [
         "compare",
         "--input",
@@ -258,6 +258,16 @@ def test_compare_markdown_and_csv(run, warehouse_path, run_cli):
     aurcs = [_aurc([c for c, _ in TEST[s]], [loss for _, loss in TEST[s]]) for s in (1, 2)]
     assert row["aurc_mean"] == pytest.approx(np.mean(aurcs), rel=1e-12)
     assert row["aurc_std"] == pytest.approx(np.std(aurcs), rel=1e-12)
+    # and bit for bit what the warehouse view v_metrics reports for the two test experiments
+    view = [
+        a
+        for (a,) in sql(
+            warehouse_path,
+            "SELECT aurc_full FROM v_metrics WHERE split = 'test' AND "
+            "domain = 'id' AND csf = 'confidence' ORDER BY seed",
+        )
+    ]
+    assert (row["aurc_mean"], row["aurc_std"]) == (float(np.mean(view)), float(np.std(view)))
     md = run_cli([*args, "--format", "markdown"])
     assert md.stdout.splitlines()[:2] == [
         "| Method | Coverage@Risk(0.25) | Violation Rate | OOD@60% ID | AURC |",

@@ -1,6 +1,6 @@
 """`riskcov compare`: seed 004's comparison table, one row per method — empirical
 Coverage@Risk(alpha) on test, the certified violation rate, OOD acceptance at fixed ID
-coverages and AURC (from the warehouse view v_metrics), each over the method's seeds."""
+coverages and AURC (the macros behind v_metrics), each over the method's seeds."""
 
 from __future__ import annotations
 
@@ -75,12 +75,33 @@ def ood_key(c: float) -> str:
 
 
 def _aurc(con: duckdb.DuckDBPyConnection, ids: list[int], csf: str) -> dict[int, float]:
-    rows = con.execute(
-        "SELECT experiment_id, aurc_full FROM v_metrics "
-        "WHERE experiment_id IN (SELECT unnest(?)) AND csf = ? AND loss = 'given' ORDER BY experiment_id",
-        [ids, csf],
-    ).fetchall()
-    return {int(e): float(a) for e, a in rows}
+    """AURC (default estimator) of each experiment by `csf`: the macros v_metrics runs
+    (rc_scored, rc_totals, rc_points, rc_metrics), on these experiments only, one thread."""
+    from riskcov.metrics.engine import single_threaded
+    from riskcov.scoring.confidences import sample_confidences_sql
+
+    where = f"experiment_id IN ({', '.join(str(int(i)) for i in ids)})"
+    labels = "experiment_id AS series, experiment_id AS population, 'given' AS loss,"
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE cmp_confidences AS "
+        + sample_confidences_sql(csf, labels=labels, where=where)
+    )
+    con.execute("CREATE OR REPLACE TEMP TABLE cmp_scored AS FROM rc_scored('cmp_confidences')")
+    con.execute("CREATE OR REPLACE TEMP TABLE cmp_totals AS FROM rc_totals('cmp_scored', 'v_unit_samples')")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE cmp_points AS "
+        "FROM rc_points('cmp_scored', 'v_unit_samples', 'cmp_totals') ORDER BY series, replicate, plateau"
+    )
+    try:
+        got = single_threaded(
+            con,
+            "SELECT series, aurc_full FROM rc_metrics('cmp_points', 'cmp_totals', 0.5, 'plateau-trapezoid')",
+            [],
+        )
+    finally:
+        for t in ("cmp_points", "cmp_totals", "cmp_scored", "cmp_confidences"):
+            con.execute(f"DROP TABLE IF EXISTS {t}")
+    return {int(e): float(a) for e, a in zip(got["series"], got["aurc_full"], strict=True)}
 
 
 def compare(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
