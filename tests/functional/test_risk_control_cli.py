@@ -374,3 +374,67 @@ def test_an_unwritable_output_stores_nothing(run, tmp_path, warehouse_path, run_
     assert r.exit_code == 2
     assert r.stderr.startswith(f"error: --output {blocker / 'x.json'}: cannot write the artifact: ")
     assert take_snapshot(warehouse_path) == before
+
+
+def _cells(stdout: str) -> list[list[str]]:
+    return [
+        [c.strip() for c in line.split("│")[1:-1]] for line in stdout.splitlines() if line.startswith("│")
+    ]
+
+
+def test_ood_and_compare_console_tables(run, warehouse_path, run_cli):
+    r = run_cli(["ood", "--input", run, "--id-coverage", "0.6,0.8", "--warehouse", warehouse_path])
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert r.stdout.splitlines()[0].rstrip() == "ood (confidence; split test; command 1)"
+    # both seeds share their test confidences: tau(0.6) = 0.71, tau(0.8) = 0.58, OOD 0.9 only
+    assert _cells(r.stdout) == [["a", "2", "33.3 ± 0.0%", "33.3 ± 0.0%", "0.6667 ± 0.0000", "66.7 ± 0.0%"]]
+    head = [c.strip() for c in r.stdout.splitlines()[2].split("┃")[1:-1]]
+    assert head == ["method", "seeds", "OOD@60% ID", "OOD@80% ID", "AUROC", "FPR@95%TPR"]
+    r = run_cli(
+        ["compare", "--input", "demo", "--alpha", "0.25", "--id-coverage", "", "--warehouse", warehouse_path]
+    )
+    assert (r.exit_code, r.stderr) == (0, "")
+    ((method, car, viol, _aurc_cell),) = _cells(r.stdout)
+    assert (method, car, viol) == ("a", "40.0 ± 40.0%", "0.0%")
+
+
+def test_phq8_runs_and_duplicate_keys_are_refused(
+    run, tmp_path, warehouse_path, run_cli, take_snapshot, shared_dir
+):
+    worked = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    copy = tmp_path / "copy.csv"
+    copy.write_text(run.read_text().replace(",0.3,", ",0.31,"))  # other content: another run
+    for path in (run, copy, worked):
+        assert run_cli(["ingest", path, "--warehouse", warehouse_path]).exit_code == 0
+    before = take_snapshot(warehouse_path)
+    r = run_cli(["ood", "--input", "worked01", "--warehouse", warehouse_path])
+    assert (r.exit_code, r.stderr) == (
+        1,
+        "error: --input worked01: run worked01 is a PHQ-8 run, not a per-sample run (SPEC §9)\n",
+    )
+    r = run_cli(["risk-control", "--input", "demo", "--input", "copy", "--warehouse", warehouse_path])
+    assert (r.exit_code, r.stderr) == (
+        1,
+        "error: runs copy and demo both hold method a seed 1 split cal domain id; pass only one of them\n",
+    )
+    assert take_snapshot(warehouse_path) == before
+
+
+def test_several_score_columns_need_a_choice(tmp_path, warehouse_path, run_cli):
+    path = tmp_path / "two.csv"
+    path.write_text(
+        "split,domain,sample_id,confidence_msp,confidence_energy,correct\n"
+        + "".join(
+            f"{s},{d},{i},0.{i},0.{9 - i},{i % 2}\n"
+            for s in ("cal", "test")
+            for d in ("id", "ood")
+            for i in range(4)
+        )
+    )
+    r = run_cli(["ood", "--input", path, "--warehouse", warehouse_path])
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "error: the inputs have several confidence columns (energy, msp); choose one with --confidence\n",
+    )
+    doc = _json(run_cli, "ood", "--input", path, "--confidence", "energy", "--warehouse", warehouse_path)
+    assert (doc["csf"], doc["command_id"]) == ("energy", 1)
