@@ -5,6 +5,7 @@
 -- with numpy's own linear arithmetic (v = (n-1)·q; a + (b-a)·g below g = 0.5, else
 -- b - (b-a)·(1-g)), not quantile_cont, whose rounding differs from numpy's in the last bit.
 -- Acceptance: not abstained and confidence >= threshold, over all samples (abstentions count).
+-- A pair whose ID samples all abstained has no threshold, and no rows here.
 CREATE OR REPLACE VIEW v_ood_at_id_coverage AS
 WITH exps AS (
     SELECT experiment_id, run_id, method, seed, split, domain

@@ -394,8 +394,12 @@ def test_ood_and_compare_console_tables(run, warehouse_path, run_cli):
         ["compare", "--input", "demo", "--alpha", "0.25", "--id-coverage", "", "--warehouse", warehouse_path]
     )
     assert (r.exit_code, r.stderr) == (0, "")
-    ((method, car, viol, _aurc_cell),) = _cells(r.stdout)
-    assert (method, car, viol) == ("a", "40.0 ± 40.0%", "0.0%")
+    assert (
+        r.stdout.splitlines()[0].rstrip()
+        == "compare (confidence; test split; certified: hoeffding-bentkus, delta 0.1)"
+    )
+    ((method, seeds, car, viol, _aurc_cell),) = _cells(r.stdout)
+    assert (method, seeds, car, viol) == ("a", "2", "40.0 ± 40.0%", "0.0%")
 
 
 def test_phq8_runs_and_duplicate_keys_are_refused(

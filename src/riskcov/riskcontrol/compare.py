@@ -51,7 +51,7 @@ class Options:
         return ood_suite.Options(
             inputs=self.inputs,
             methods=self.methods,
-            id_coverage=self.id_coverage or [0.5],
+            id_coverage=self.id_coverage,
             split=self.test_split,
             confidence=self.confidence,
         )
@@ -59,7 +59,8 @@ class Options:
     def check(self) -> None:
         check_level("alpha", self.alpha)
         self.risk_options().check()
-        self.ood_options().check()
+        if self.id_coverage:  # none: a table without OOD columns
+            self.ood_options().check()
 
     def recorded(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "inputs"}

@@ -81,16 +81,23 @@ def ood(doc: dict[str, Any], console: Console) -> None:
     console.print(_table(title, header, rows))
 
 
-def compare_cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """Header and formatted cells of the comparison table."""
+def compare_cells(doc: dict[str, Any], with_seeds: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and formatted cells of the comparison table (the seed's columns, and the number
+    of seeds when asked)."""
     opts = doc["options"]
-    header = ["Method", f"Coverage@Risk({opts['alpha']:g})", "Violation Rate"]
+    header = [
+        "Method",
+        *(["Seeds"] if with_seeds else []),
+        f"Coverage@Risk({opts['alpha']:g})",
+        "Violation Rate",
+    ]
     header += [f"OOD@{100 * c:g}% ID" for c in opts["id_coverage"]] + ["AURC"]
     from riskcov.riskcontrol.compare import ood_key
 
     rows = [
         [
             r["method"],
+            *([str(len(r["seeds"]))] if with_seeds else []),
             pct(r["coverage_at_risk_mean"], r["coverage_at_risk_std"]),
             pct(r["violation_rate"]),
             *(pct(r[ood_key(c)]) for c in opts["id_coverage"]),
@@ -102,8 +109,14 @@ def compare_cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def compare_table(doc: dict[str, Any], console: Console) -> None:
-    header, rows = compare_cells(doc)
-    console.print(_table(f"compare ({doc['csf']}, seeds per method: see --format json)", header, rows))
+    """The comparison table with a column of seed counts."""
+    header, rows = compare_cells(doc, with_seeds=True)
+    opts = doc["options"]
+    title = (
+        f"compare ({doc['csf']}; {opts['test_split']} split; "
+        f"certified: {opts['bound']}, delta {opts['delta']:g})"
+    )
+    console.print(_table(title, header, rows))
 
 
 def compare_markdown(doc: dict[str, Any]) -> str:
@@ -119,19 +132,19 @@ def compare_markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _csv_cell(value: Any) -> str:
+    """Seeds joined by ';', floats in full (repr), None empty."""
+    if isinstance(value, list):
+        return ";".join(map(str, value))
+    return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
 def compare_csv(doc: dict[str, Any]) -> str:
-    """One line per method with the raw numbers (seeds joined by ';')."""
+    """One line per method with the raw numbers, under the JSON row keys."""
     out = io.StringIO()
-    keys = [k for k in doc["rows"][0]] if doc["rows"] else ["method"]
+    keys = list(doc["rows"][0]) if doc["rows"] else ["method"]
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(keys)
     for r in doc["rows"]:
-        writer.writerow(
-            [
-                ";".join(map(str, r[k]))
-                if k == "seeds"
-                else ("" if r[k] is None else repr(r[k]) if isinstance(r[k], float) else r[k])
-                for k in keys
-            ]
-        )
+        writer.writerow([_csv_cell(r[k]) for k in keys])
     return out.getvalue().rstrip("\n")
