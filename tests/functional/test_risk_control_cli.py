@@ -442,3 +442,18 @@ def test_several_score_columns_need_a_choice(tmp_path, warehouse_path, run_cli):
     )
     doc = _json(run_cli, "ood", "--input", path, "--confidence", "energy", "--warehouse", warehouse_path)
     assert (doc["csf"], doc["command_id"]) == ("energy", 1)
+
+
+def test_inputs_without_the_splits_say_so(tmp_path, warehouse_path, run_cli):
+    path = tmp_path / "only_test.csv"
+    path.write_text("sample_id,confidence_a,confidence_b,correct\n1,0.9,0.1,1\n2,0.2,0.3,0\n")
+    r = run_cli(["risk-control", "--input", path, "--warehouse", warehouse_path])
+    assert (r.exit_code, r.stderr) == (
+        1,
+        "error: method only_test seed 0 has an id experiment in split test but none in split cal\n",
+    )
+    r = run_cli(["ood", "--input", path, "--warehouse", warehouse_path])
+    assert (r.exit_code, r.stderr) == (
+        1,
+        "error: method only_test seed 0 has no ood experiment in split test\n",
+    )

@@ -111,6 +111,9 @@ def compare(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     ropts = opts.risk_options()
     found = ex.resolve(con, opts.inputs, opts.methods)
     chosen = [e for e in found if e.key.split in (opts.cal_split, opts.test_split)]
+    suite.pairs(found, opts.cal_split, opts.test_split)  # what is missing, before which column to read
+    if opts.id_coverage:
+        ood_suite.domain_pairs(found, opts.test_split)
     csf = ex.choose_csf(con, chosen, opts.confidence)
     certified, _ = suite.summarise(suite.seed_rows(con, found, csf, ropts, ("certified",)), None)
     ood_by: dict[str, list[dict[str, Any]]] = {}

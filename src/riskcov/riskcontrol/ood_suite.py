@@ -156,6 +156,7 @@ def run_ood(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     opts.check()
     found = ex.resolve(con, opts.inputs, opts.methods)
     chosen = [e for e in found if e.key.split == opts.split and e.key.domain in ("id", "ood")]
+    domain_pairs(found, opts.split)  # what is missing, before which column to read
     csf = ex.choose_csf(con, chosen, opts.confidence)
     results = seed_results(con, found, csf, opts)
     return {

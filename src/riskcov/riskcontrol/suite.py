@@ -187,6 +187,7 @@ def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any
     opts.check()
     found = ex.resolve(con, opts.inputs, opts.methods)
     chosen = [e for e in found if e.key.domain == "id" and e.key.split in (opts.cal_split, opts.test_split)]
+    pairs(found, opts.cal_split, opts.test_split)  # what is missing, before which column to read
     csf = ex.choose_csf(con, chosen, opts.confidence)
     rows, summary = summarise(seed_rows(con, found, csf, opts), opts.violation_margin)
     return {
