@@ -37,6 +37,11 @@ class Experiment:
     key: Key
 
     def describe(self) -> str:
+        """How messages name the experiment.
+
+        >>> Experiment(1, "r", Key("m", 0, "cal", "id")).describe()
+        'run r method m seed 0 split cal domain id'
+        """
         k = self.key
         return f"run {self.run_id} method {k.method} seed {k.seed} split {k.split} domain {k.domain}"
 
