@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli import evaluate, ingest, riskcontrol, warehouse
+from riskcov.cli import evaluate, ingest, plot, riskcontrol, warehouse
 from riskcov.cli.app import app
 
 
@@ -40,4 +40,4 @@ def main() -> None:
     app()
 
 
-__all__ = ["app", "evaluate", "ingest", "main", "riskcontrol", "warehouse"]
+__all__ = ["app", "evaluate", "ingest", "main", "plot", "riskcontrol", "warehouse"]
