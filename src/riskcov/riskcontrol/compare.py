@@ -78,7 +78,7 @@ def ood_key(c: float) -> str:
 def _aurc(con: duckdb.DuckDBPyConnection, ids: list[int], csf: str) -> dict[int, float]:
     """AURC (default estimator) of each experiment by `csf`: the macros v_metrics runs
     (rc_scored, rc_totals, rc_points, rc_metrics), on these experiments only, one thread."""
-    from riskcov.metrics.engine import single_threaded
+    from riskcov.db import single_threaded
     from riskcov.scoring.confidences import sample_confidences_sql
 
     where = f"experiment_id IN ({', '.join(str(int(i)) for i in ids)})"
