@@ -26,6 +26,9 @@ SNAPSHOT_QUERIES = {
     "samples": "SELECT * FROM samples ORDER BY experiment_id, sample_index",
     "sample_scores": "SELECT * FROM sample_scores ORDER BY experiment_id, csf, sample_index",
     "schema_migrations": "SELECT * FROM schema_migrations ORDER BY version",
+    "command_runs": "SELECT * EXCLUDE (created_at) FROM command_runs ORDER BY command_id",
+    "risk_control_results": "SELECT * FROM risk_control_results ORDER BY ALL",
+    "ood_results": "SELECT * FROM ood_results ORDER BY ALL",
 }
 
 

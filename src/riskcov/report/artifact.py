@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from datetime import UTC, datetime
@@ -132,5 +133,6 @@ def write(artifact: dict[str, Any], path: Path) -> None:
         tmp.write_text(text)
         tmp.replace(path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # e.g. the parent is a file: there is no tmp to remove
+            tmp.unlink(missing_ok=True)
         raise UsageError(f"--output {path}: cannot write the artifact: {exc.strerror}") from None
