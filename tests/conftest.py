@@ -26,6 +26,8 @@ SNAPSHOT_QUERIES = {
     "samples": "SELECT * FROM samples ORDER BY experiment_id, sample_index",
     "sample_scores": "SELECT * FROM sample_scores ORDER BY experiment_id, csf, sample_index",
     "schema_migrations": "SELECT * FROM schema_migrations ORDER BY version",
+    "calibrators": "SELECT * EXCLUDE (created_at) FROM calibrators ORDER BY calibrator_id",
+    "user_csfs": "SELECT * EXCLUDE (created_at) FROM user_csfs ORDER BY name",
 }
 
 
