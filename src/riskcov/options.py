@@ -35,6 +35,7 @@ class Options:
     estimator: str = "plateau-trapezoid"
     alpha_grid: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
     chunk_replicates: int = 0  # 0: sized from the analysis set
+    calibration: str | None = None  # --calibration FILE|ID (SPEC §11)
 
     @property
     def criteria(self) -> dict[str, list[str]]:

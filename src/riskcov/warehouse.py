@@ -54,11 +54,13 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise RiskcovError(f"cannot open warehouse {path}: {text.splitlines()[0]}") from exc
 
 
-def _sql_objects() -> list[tuple[str, str]]:
+def _sql_objects(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     from riskcov.scoring.confidences import confidences_view_sql
+    from riskcov.scoring.user_csf_store import stored
 
     folder = resource_dir("sql")
-    generated = [("v_csf_confidences", confidences_view_sql())]  # from the CSF registry
+    # from the CSF registry and the user's stored CSFs (`riskcov csf add`)
+    generated = [("v_csf_confidences", confidences_view_sql(stored(con).values()))]
     return generated + [(p.stem, p.read_text()) for p in sorted(folder.glob("*.sql"))]
 
 
@@ -80,9 +82,10 @@ def _dependency_order(objects: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return ordered
 
 
-def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed."""
-    objects = _dependency_order(_sql_objects())
+def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> None:
+    """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed;
+    `own=False` inside the caller's transaction (after `csf add` / `csf remove`)."""
+    objects = _dependency_order(_sql_objects(con))
     digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in objects).encode()).hexdigest()
     row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
     if row and row[0] == digest:
@@ -90,7 +93,7 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
     from riskcov.scoring.csf import check_registry
 
     check_registry()
-    with transaction(con):
+    with transaction(con, own=own):
         for name, sql in objects:
             try:
                 con.execute(sql)

@@ -48,8 +48,16 @@ def evaluate(
         ),
     ] = None,
     confidence: Annotated[
-        str, typer.Option(help="default, all, a CSF name, or secondary:<a>+<b>:average|product.")
+        str,
+        typer.Option(
+            help="default, all, a CSF name, secondary:<a>+<b>:average|product, sql:EXPR, "
+            "calibrated, verbalized_calibrated or calibrated:<csf>."
+        ),
     ] = "default",
+    calibration: Annotated[
+        str | None,
+        typer.Option(help="Calibrator file or stored id (riskcov calibrate) for the calibrated CSFs."),
+    ] = None,
     coverage_grid: Annotated[
         str | None, typer.Option(help="MAE@coverage points, default 0.1,...,0.9.")
     ] = None,
@@ -91,6 +99,7 @@ def evaluate(
         seed=seed,
         intersection_only=intersection_only,
         estimator=estimator,
+        calibration=calibration,
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)
