@@ -5,6 +5,7 @@ a verbalized_confidence outside 1..5."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -67,8 +68,19 @@ def cli(run_cli: Any, wh: Path, *args: Any) -> tuple[int, str, str]:
 
 
 def evaluate(run_cli: Any, wh: Path, confidence: str, *extra: str) -> dict[str, Any]:
-    code, out, err = cli(run_cli, wh, "evaluate", "--input", "u", "--confidence", confidence,
-                         "--bootstrap-resamples", "0", "--json", *extra)  # fmt: skip
+    code, out, err = cli(
+        run_cli,
+        wh,
+        "evaluate",
+        "--input",
+        "u",
+        "--confidence",
+        confidence,
+        "--bootstrap-resamples",
+        "0",
+        "--json",
+        *extra,
+    )
     assert code == 0, err
     result: dict[str, Any] = json.loads(out)
     return result
@@ -78,7 +90,7 @@ def oracle_aurc(conf: Any) -> float:
     """AURC (abs_norm, plateaus, trapezoid with risk(0) = risk of the first plateau) by hand."""
     units = []
     for r in DOC["experiments"][0]["results"]["results"]:
-        for i, n in enumerate(ITEMS):
+        for n in ITEMS:
             p = r["predicted_items"][n]
             if p is not None:
                 units.append((conf(r["item_signals"][n]), abs(p - r["ground_truth_items"][n]) / 3))
@@ -89,7 +101,7 @@ def oracle_aurc(conf: Any) -> float:
         k, loss = k + len(group), loss + sum(group)
         pts.append((k / total_n, loss / k))
     xy = [(0.0, pts[0][1]), *pts]
-    return sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in zip(xy, xy[1:]))
+    return sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in itertools.pairwise(xy))
 
 
 def mine(s: dict[str, Any]) -> float:
@@ -147,24 +159,59 @@ def test_null_and_missing_signals_follow_the_columns_read(tmp_path, run_cli):
     path = tmp_path / "n.json"
     path.write_text(json.dumps(run_doc("n", people)))
     wh = tmp_path / "n.duckdb"
-    code, out, err = cli(run_cli, wh, "evaluate", "--input", path, "--confidence", "sql:token_msp * 2",
-                         "--bootstrap-resamples", "0")  # fmt: skip
+    code, out, err = cli(
+        run_cli,
+        wh,
+        "evaluate",
+        "--input",
+        path,
+        "--confidence",
+        "sql:token_msp * 2",
+        "--bootstrap-resamples",
+        "0",
+    )
     assert (code, out) == (1, "")
     assert err == (
         "error: confidence sql:token_msp * 2 cannot be computed: run n, experiment few_shot, participant 2, "
         "item Tired: the confidence is null (null signal: token_msp) (1 predicted item(s) affected)\n"
     )
-    code, out, err = cli(run_cli, wh, "evaluate", "--input", path, "--confidence", "sql:llm_evidence_count",
-                         "--bootstrap-resamples", "0")  # fmt: skip
+    code, out, err = cli(
+        run_cli,
+        wh,
+        "evaluate",
+        "--input",
+        path,
+        "--confidence",
+        "sql:llm_evidence_count",
+        "--bootstrap-resamples",
+        "0",
+    )
     assert err == (
         "error: confidence sql:llm_evidence_count cannot be computed: run n, experiment few_shot, "
         "participant 3, item Tired: llm_evidence_count is missing (1 predicted item(s) affected)\n"
     )
     # coalesce is the user's explicit null policy
-    assert cli(run_cli, wh, "evaluate", "--input", path, "--confidence", "sql:coalesce(token_msp, 0)",
-               "--bootstrap-resamples", "0", "--json")[0] == 0  # fmt: skip
+    assert (
+        cli(
+            run_cli,
+            wh,
+            "evaluate",
+            "--input",
+            path,
+            "--confidence",
+            "sql:coalesce(token_msp, 0)",
+            "--bootstrap-resamples",
+            "0",
+            "--json",
+        )[0]
+        == 0
+    )
 
 
+ALLOWED = (
+    "allowed: abs, ceil, coalesce, exp, floor, greatest, if, isfinite, isinf, isnan, least, ln, log, "
+    "log10, log2, pow, power, round, sign, sqrt"
+)
 RULE = "use 1 to 64 characters a-z, 0-9 and _, starting with a letter"
 
 
@@ -172,29 +219,42 @@ RULE = "use 1 to 64 characters a-z, 0-9 and _, starting with a letter"
     ("args", "code", "message"),
     [
         (["add", "llm", "token_msp"], 2, "csf name llm: llm is already a built-in confidence selector"),
-        (["add", "calibrated", "token_msp"], 2, "csf name calibrated: calibrated is already a built-in confidence selector"),
+        (
+            ["add", "calibrated", "token_msp"],
+            2,
+            "csf name calibrated: calibrated is already a built-in confidence selector",
+        ),
         (["add", "all", "token_msp"], 2, "csf name all: all is already a built-in confidence selector"),
         (["add", "My", "token_msp"], 2, f"csf name 'My': {RULE}"),
         (["add", "a:b", "token_msp"], 2, f"csf name 'a:b': {RULE}"),
         (["add", "dup", "token_pe"], 2, "csf dup already exists; remove it first (riskcov csf remove dup)"),
-        (["add", "x", "read_csv('/etc/passwd')"], 2, "csf x: function read_csv is not allowed (allowed: abs, ceil, "
-         "coalesce, exp, floor, greatest, if, isfinite, isinf, isnan, least, ln, log, log10, log2, pow, power, "
-         "round, sign, sqrt)"),
-        (["add", "x", "token_msp; DROP TABLE runs"], 2, "csf x: ';' is not allowed: write one expression, not statements"),
+        (["add", "x", "read_csv('/etc/passwd')"], 2, f"csf x: function read_csv is not allowed ({ALLOWED})"),
+        (
+            ["add", "x", "token_msp; DROP TABLE runs"],
+            2,
+            "csf x: ';' is not allowed: write one expression, not statements",
+        ),
         (["add", "x", "(SELECT 1)"], 2, "csf x: subqueries are not allowed"),
         (["add", "x", "token_msp /* hi */"], 2, "csf x: comments are not allowed"),
-        (["add", "x", "runs.run_id"], 2, "csf x: column runs.run_id names another table; only item_signals (s) is read"),
-        (["add", "x", "getenv('HOME')"], 2, "csf x: function getenv is not allowed (allowed: abs, ceil, coalesce, "
-         "exp, floor, greatest, if, isfinite, isinf, isnan, least, ln, log, log10, log2, pow, power, round, sign, "
-         "sqrt)"),
-        (["add", "x", "participant_id"], 2, "csf x: column participant_id is not a signal column of item_signals "
-         "(signals: llm_evidence_count, keyword_evidence_count, evidence_source, retrieval_reference_count, "
-         "retrieval_similarity_mean, retrieval_similarity_max, verbalized_confidence, token_msp, token_pe, "
-         "token_energy, consistency_modal_confidence, consistency_score_std, consistency_na_rate, "
-         "consistency_samples, inference_used, inference_type, inference_marker, extra_signals)"),
+        (
+            ["add", "x", "runs.run_id"],
+            2,
+            "csf x: column runs.run_id names another table; only item_signals (s) is read",
+        ),
+        (["add", "x", "getenv('HOME')"], 2, f"csf x: function getenv is not allowed ({ALLOWED})"),
+        (
+            ["add", "x", "participant_id"],
+            2,
+            "csf x: column participant_id is not a signal column of item_signals "
+            "(signals: llm_evidence_count, keyword_evidence_count, evidence_source, "
+            "retrieval_reference_count, retrieval_similarity_mean, retrieval_similarity_max, "
+            "verbalized_confidence, token_msp, token_pe, "
+            "token_energy, consistency_modal_confidence, consistency_score_std, consistency_na_rate, "
+            "consistency_samples, inference_used, inference_type, inference_marker, extra_signals)",
+        ),
         (["remove", "nope"], 1, "csf nope: no such CSF (riskcov csf list shows them)"),
     ],
-)  # fmt: skip
+)
 def test_csf_refusals_leave_the_warehouse_unchanged(wh, run_cli, take_snapshot, args, code, message):
     assert cli(run_cli, wh, "csf", "add", "dup", "token_msp")[0] == 0
     before = take_snapshot(wh)
@@ -209,10 +269,9 @@ def test_csf_refusals_leave_the_warehouse_unchanged(wh, run_cli, take_snapshot, 
         ("COPY runs TO 'x.csv'", "COPY statements are not allowed: write one expression"),
         ("PRAGMA version", "PRAGMA statements are not allowed: write one expression"),
         ("token_msp -- ; DROP TABLE runs", "comments are not allowed"),
-        ("read_text('/etc/passwd')", "function read_text is not allowed (allowed: abs, ceil, coalesce, exp, floor, "
-         "greatest, if, isfinite, isinf, isnan, least, ln, log, log10, log2, pow, power, round, sign, sqrt)"),
+        ("read_text('/etc/passwd')", f"function read_text is not allowed ({ALLOWED})"),
     ],
-)  # fmt: skip
+)
 def test_hostile_sql_confidence_is_refused_before_anything_runs(wh, run_cli, take_snapshot, expr, message):
     before = take_snapshot(wh)
     code, out, err = cli(run_cli, wh, "evaluate", "--input", "u", "--confidence", f"sql:{expr}")
@@ -230,7 +289,7 @@ def test_ingest_refuses_verbalized_confidence_outside_1_to_5(tmp_path, run_cli, 
     assert cli(run_cli, wh, "ingest", tmp_path / "u_missing.json")[0] != 0  # creates the warehouse
     before = take_snapshot(wh)
     code, out, err = cli(run_cli, wh, "ingest", path)
-    assert code == 1
+    assert (code, out) == (1, "")
     assert err == (
         f"error: {path}: experiment few_shot: participant 2: item_signals.Appetite.verbalized_confidence = "
         f"{value!r} is not in 1..5 or null\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -50,7 +50,7 @@ class CalibrateOptions:
             raise UsageError("--features: give signal names separated by commas, e.g. token_msp")
         if len(set(self.features)) != len(self.features):
             raise UsageError(f"--features {','.join(self.features)}: a name is given twice")
-        return METHODS[self.method], cast(Target, self.target)
+        return METHODS[self.method], self.target
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,11 @@ def _rows(
             )
     cols = ", ".join(f"{feature_sql(f, normalise=normalise)} AS f{j}" for j, f in enumerate(features))
     # SPEC §11: temperature scaling of verbalized confidence leaves out items where it is null
-    skip_null = " AND s.verbalized_confidence IS NOT NULL" if normalise and features == [
-        "verbalized_confidence"
-    ] else ""
+    skip_null = (
+        " AND s.verbalized_confidence IS NOT NULL"
+        if normalise and features == ["verbalized_confidence"]
+        else ""
+    )
     rows = con.execute(
         f"SELECT i.pred, i.gt, {cols} FROM items AS i LEFT JOIN item_signals AS s"
         " USING (experiment_id, participant_id, item_index)"

@@ -5,6 +5,7 @@ every refusal with its exact line (the warehouse unchanged)."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 from pathlib import Path
@@ -80,13 +81,13 @@ def apply(doc: dict[str, Any], xs: list[float]) -> float:
         kx, ky, x = model["x_thresholds"], model["y_thresholds"], xs[0]
         if x < kx[0]:
             return clamp(ky[0])
-        for (x0, y0), (x1, y1) in zip(zip(kx, ky), zip(kx[1:], ky[1:])):
+        for (x0, y0), (x1, y1) in itertools.pairwise(zip(kx, ky, strict=True)):
             if x < x1:
                 return clamp((y1 - y0) / (x1 - x0) * (x - x0) + y0)
         return clamp(ky[-1])
     sc = model["scaler"]
     z = model["intercept"] + sum(
-        ((x - m) / s) * w for x, m, s, w in zip(xs, sc["mean"], sc["std"], model["coefficients"])
+        ((x - m) / s) * w for x, m, s, w in zip(xs, sc["mean"], sc["std"], model["coefficients"], strict=True)
     )
     link = model.get("link", "identity" if doc["target"] == "loss" else "sigmoid")
     return sigmoid(z) if link == "sigmoid" else clamp(z)
@@ -122,8 +123,9 @@ def confidences(wh: Path, selector: str, calibration: str, mode: str) -> dict[tu
     with open_warehouse(wh) as con:
         (c,) = choose(con, selector, calibration).csfs
         where = f"i.experiment_id = (SELECT experiment_id FROM experiments WHERE mode = '{mode}')"
+        scored = item_confidences_sql(c, labels="", where=where)
         rows = con.execute(
-            f"SELECT participant_id, item_index, confidence FROM ({item_confidences_sql(c, labels='', where=where)})"
+            f"SELECT participant_id, item_index, confidence FROM ({scored})"
             " WHERE confidence IS NOT NULL ORDER BY participant_id, item_index"
         ).fetchall()
     return {(p, i): v for p, i, v in rows}
@@ -131,8 +133,12 @@ def confidences(wh: Path, selector: str, calibration: str, mode: str) -> dict[tu
 
 # ---- hand-written calibrators, exact confidences --------------------------------------------------
 
-TEMPERATURE = {"method": "temperature_scaling", "features": ["verbalized_confidence"], "target": "correctness",
-               "model": {"temperature": 0.5}}  # fmt: skip
+TEMPERATURE = {
+    "method": "temperature_scaling",
+    "features": ["verbalized_confidence"],
+    "target": "correctness",
+    "model": {"temperature": 0.5},
+}
 # the reference's verbalized-confidence calibrator: a top-level temperature and nothing else
 REFERENCE_TEMPERATURE = {"method": "temperature_scaling", "temperature": 2.0}
 # the reference's trainer (older files): no link, extra keys
@@ -159,8 +165,12 @@ IDENTITY = {
         "scaler": {"mean": [1.0], "std": [0.5]},
     },
 }
-ISOTONIC = {"method": "isotonic", "features": ["llm_evidence_count"], "target": "correctness",
-            "model": {"x_thresholds": [0.5, 2.0, 2.5], "y_thresholds": [0.2, 0.6, 0.9]}}  # fmt: skip
+ISOTONIC = {
+    "method": "isotonic",
+    "features": ["llm_evidence_count"],
+    "target": "correctness",
+    "model": {"x_thresholds": [0.5, 2.0, 2.5], "y_thresholds": [0.2, 0.6, 0.9]},
+}
 
 
 @pytest.mark.parametrize(
@@ -230,13 +240,31 @@ def test_round_trip_fit_then_evaluate_matches_the_oracle(
 ):
     wh, _ = setup
     out = tmp_path / "cal.json"
-    fit = run_cli(["calibrate", "--input", "cal", "--mode", "zero_shot", "--method", method, "--features", features,
-                   "--target", target, "--output", out, "--warehouse", wh])  # fmt: skip
+    fit = run_cli(
+        [
+            "calibrate",
+            "--input",
+            "cal",
+            "--mode",
+            "zero_shot",
+            "--method",
+            method,
+            "--features",
+            features,
+            "--target",
+            target,
+            "--output",
+            out,
+            "--warehouse",
+            wh,
+        ]
+    )
     assert (fit.exit_code, fit.stderr) == (0, "")
     doc = json.loads(out.read_text())
     lines = fit.stdout.splitlines()
     assert lines[0].startswith(
-        f"calibrator 1: {doc['method']} of {features.replace(',', ', ')} (target {target}) on run cal, mode zero_shot, "
+        f"calibrator 1: {doc['method']} of {features.replace(',', ', ')} (target {target}) "
+        "on run cal, mode zero_shot, "
     )
     assert lines[1:3] == [f"written to {out}", f"{'metric':<8}{'before':>12}{'after':>12}"]
     sha = hashlib.sha256(out.read_bytes()).hexdigest()
@@ -248,11 +276,15 @@ def test_round_trip_fit_then_evaluate_matches_the_oracle(
     train = oracle(doc, selector if selector != "verbalized_calibrated" else "calibrated", "zero_shot")
     if method == "temperature":  # items with a null verbalized confidence are left out
         (z,) = [e for e in DOC["experiments"] if e["provenance"]["mode"] == "zero_shot"]
-        nulls = {(r["participant_id"], i) for r in z["results"]["results"] for i, n in enumerate(ITEMS)
-                 if r["item_signals"][n]["verbalized_confidence"] is None}  # fmt: skip
+        nulls = {
+            (r["participant_id"], i)
+            for r in z["results"]["results"]
+            for i, n in enumerate(ITEMS)
+            if r["item_signals"][n]["verbalized_confidence"] is None
+        }
         train = {k: v for k, v in train.items() if k not in nulls}
-    correct = {(u.pid, u.idx): float(u.loss <= (1 if target == "near_correct" else 0)) for u in units(train, "zero_shot")
-               if (u.pid, u.idx) in train}  # fmt: skip
+    ok = 1 if target == "near_correct" else 0
+    correct = {(u.pid, u.idx): float(u.loss <= ok) for u in units(train, "zero_shot")}
     n = len(train)
     brier = sum((train[k] - correct[k]) ** 2 for k in train) / n
     clip = {k: min(max(v, 1e-6), 1 - 1e-6) for k, v in train.items()}
@@ -267,8 +299,26 @@ def test_round_trip_fit_then_evaluate_matches_the_oracle(
         (brier, nll), rel=1e-12
     )
     # evaluate another experiment with the stored id: the oracle's areas
-    res = run_cli(["evaluate", "--input", "cal", "--mode", "few_shot", "--confidence", selector, "--calibration", "1",
-                   "--bootstrap-resamples", "0", "--loss", "abs", "--json", "--warehouse", wh])  # fmt: skip
+    res = run_cli(
+        [
+            "evaluate",
+            "--input",
+            "cal",
+            "--mode",
+            "few_shot",
+            "--confidence",
+            selector,
+            "--calibration",
+            "1",
+            "--bootstrap-resamples",
+            "0",
+            "--loss",
+            "abs",
+            "--json",
+            "--warehouse",
+            wh,
+        ]
+    )
     assert (res.exit_code, res.stderr) == (0, "")
     art = json.loads(res.stdout)
     assert art["calibration"] == {
@@ -312,29 +362,64 @@ LOGISTIC_FILE = {**REFERENCE_LOGISTIC}
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["--confidence", "calibrated"], 2, "--confidence calibrated needs --calibration FILE|ID (a calibrator)"),
-        (["--calibration", "{logistic}"], 2,
-         "--calibration is used only by --confidence calibrated, verbalized_calibrated, calibrated:<csf> or all"),
-        (["--confidence", "verbalized_calibrated", "--calibration", "{logistic}"], 2,
-         "--confidence verbalized_calibrated needs a temperature_scaling calibrator; {logistic} is logistic"),
-        (["--confidence", "calibrated:token_msp", "--calibration", "{logistic}"], 2,
-         "--confidence calibrated:token_msp: a logistic calibrator cannot calibrate one CSF's value "
-         "(temperature_scaling or isotonic can); {logistic} is logistic"),
-        (["--confidence", "calibrated", "--calibration", "{reference}"], 2,
-         "{reference}: the calibrator names no features; use it as verbalized_calibrated or calibrated:<csf>"),
-        (["--confidence", "calibrated", "--calibration", "{malformed}"], 1, "{malformed}: model.intercept is missing"),
-        (["--confidence", "calibrated", "--calibration", "7"], 1,
-         "--calibration 7: no such file, and no stored calibrator with that id (riskcov calibrate stores them)"),
-        (["--confidence", "calibrated", "--calibration", "{lacking}"], 1,
-         "confidence calibrated cannot be computed: run cal, experiment few_shot, participant 1, item NoInterest: "
-         "no item has signal token_pe, a feature of calibrator {lacking} ({n} predicted item(s) affected)"),
-        (["--confidence", "calibrated:nope", "--calibration", "{reference}"], 2,
-         "--confidence nope: unknown confidence function; choose default, all, one of consistency, "
-         "consistency_inverse_std, hybrid_consistency, hybrid_evidence_similarity, hybrid_verbalized, llm, "
-         "retrieval_similarity_max, retrieval_similarity_mean, token_energy, token_msp, token_pe, total_evidence, "
-         "verbalized, or secondary:<a>+<b>:average|product"),
+        (
+            ["--confidence", "calibrated"],
+            2,
+            "--confidence calibrated needs --calibration FILE|ID (a calibrator)",
+        ),
+        (
+            ["--calibration", "{logistic}"],
+            2,
+            "--calibration is used only by --confidence calibrated, verbalized_calibrated, "
+            "calibrated:<csf> or all",
+        ),
+        (
+            ["--confidence", "verbalized_calibrated", "--calibration", "{logistic}"],
+            2,
+            "--confidence verbalized_calibrated needs a temperature_scaling calibrator; "
+            "{logistic} is logistic",
+        ),
+        (
+            ["--confidence", "calibrated:token_msp", "--calibration", "{logistic}"],
+            2,
+            "--confidence calibrated:token_msp: a logistic calibrator cannot calibrate one CSF's value "
+            "(temperature_scaling or isotonic can); {logistic} is logistic",
+        ),
+        (
+            ["--confidence", "calibrated", "--calibration", "{reference}"],
+            2,
+            "{reference}: the calibrator names no features; use it as verbalized_calibrated "
+            "or calibrated:<csf>",
+        ),
+        (
+            ["--confidence", "calibrated", "--calibration", "{malformed}"],
+            1,
+            "{malformed}: model.intercept is missing",
+        ),
+        (
+            ["--confidence", "calibrated", "--calibration", "7"],
+            1,
+            "--calibration 7: no such file, and no stored calibrator with that id "
+            "(riskcov calibrate stores them)",
+        ),
+        (
+            ["--confidence", "calibrated", "--calibration", "{lacking}"],
+            1,
+            "confidence calibrated cannot be computed: run cal, experiment few_shot, participant 1, "
+            "item NoInterest: "
+            "no item has signal token_pe, a feature of calibrator {lacking} ({n} predicted item(s) affected)",
+        ),
+        (
+            ["--confidence", "calibrated:nope", "--calibration", "{reference}"],
+            2,
+            "--confidence nope: unknown confidence function; choose default, all, one of consistency, "
+            "consistency_inverse_std, hybrid_consistency, hybrid_evidence_similarity, "
+            "hybrid_verbalized, llm, "
+            "retrieval_similarity_max, retrieval_similarity_mean, token_energy, token_msp, token_pe, "
+            "total_evidence, verbalized, or secondary:<a>+<b>:average|product",
+        ),
     ],
-)  # fmt: skip
+)
 def test_evaluate_refusals(setup, tmp_path, run_cli, take_snapshot, args, code, message):
     wh, _ = setup
     files = {
@@ -348,8 +433,13 @@ def test_evaluate_refusals(setup, tmp_path, run_cli, take_snapshot, args, code, 
     malformed = {**IDENTITY, "model": {k: v for k, v in IDENTITY["model"].items() if k != "intercept"}}
     write_json(files["malformed"], malformed)
     fill = {k: str(v) for k, v in files.items()}
-    fill["n"] = str(sum(p is not None for r in DOC["experiments"][1]["results"]["results"]
-                        for p in r["predicted_items"].values()))  # fmt: skip
+    fill["n"] = str(
+        sum(
+            p is not None
+            for r in DOC["experiments"][1]["results"]["results"]
+            for p in r["predicted_items"].values()
+        )
+    )
     before = take_snapshot(wh)
     res = run_cli(ev(wh, *[a.format(**fill) for a in args]))
     assert (res.exit_code, res.stdout, res.stderr) == (code, "", f"error: {message.format(**fill)}\n")
@@ -359,21 +449,45 @@ def test_evaluate_refusals(setup, tmp_path, run_cli, take_snapshot, args, code, 
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["--method", "svm", "--features", "token_msp"], 2, "--method svm: choose temperature, platt, logistic or isotonic"),
-        (["--method", "isotonic", "--features", "token_msp", "--target", "good"], 2,
-         "--target good: choose correctness, near_correct, loss"),
-        (["--method", "isotonic", "--features", "token_msp,token_msp"], 2, "--features token_msp,token_msp: a name is given twice"),
-        (["--method", "isotonic", "--features", "token_msp,"], 2,
-         "--features: give signal names separated by commas, e.g. token_msp"),
-        (["--method", "isotonic", "--features", "token_msp,llm_evidence_count"], 2,
-         "--method isotonic takes exactly one feature, got 2"),
-        (["--method", "logistic", "--features", "token_pe"], 1,
-         "--features token_pe: run cal, experiment zero_shot has no predicted item with signal token_pe"),
-        (["--method", "temperature", "--features", "llm_evidence_count"], 1,
-         "run cal, experiment zero_shot: temperature scaling needs probability-like values in [0, 1], got 2.0"),
+        (
+            ["--method", "svm", "--features", "token_msp"],
+            2,
+            "--method svm: choose temperature, platt, logistic or isotonic",
+        ),
+        (
+            ["--method", "isotonic", "--features", "token_msp", "--target", "good"],
+            2,
+            "--target good: choose correctness, near_correct, loss",
+        ),
+        (
+            ["--method", "isotonic", "--features", "token_msp,token_msp"],
+            2,
+            "--features token_msp,token_msp: a name is given twice",
+        ),
+        (
+            ["--method", "isotonic", "--features", "token_msp,"],
+            2,
+            "--features: give signal names separated by commas, e.g. token_msp",
+        ),
+        (
+            ["--method", "isotonic", "--features", "token_msp,llm_evidence_count"],
+            2,
+            "--method isotonic takes exactly one feature, got 2",
+        ),
+        (
+            ["--method", "logistic", "--features", "token_pe"],
+            1,
+            "--features token_pe: run cal, experiment zero_shot has no predicted item with signal token_pe",
+        ),
+        (
+            ["--method", "temperature", "--features", "llm_evidence_count"],
+            1,
+            "run cal, experiment zero_shot: temperature scaling needs probability-like values "
+            "in [0, 1], got 2.0",
+        ),
         (["--method", "isotonic", "--features", "token_msp", "--mode", "other"], 1, "NOCHECK"),
     ],
-)  # fmt: skip
+)
 def test_calibrate_refusals(setup, run_cli, take_snapshot, args, code, message):
     wh, _ = setup
     before = take_snapshot(wh)
