@@ -94,6 +94,8 @@ def choose(con: duckdb.DuckDBPyConnection, selector: str, calibration: str | Non
 
         compiled = compile_expression(selector[4:], signal_columns(con))
         return Choice([as_csf(selector, compiled)], user_sql=True)
+    if selector == "default" and calibration is None:
+        return Choice([BASE[n] for n in DEFAULT])
     user = stored(con)
     if calibration is not None and not (_is_calibrated(selector) or selector == "all"):
         raise UsageError(f"--calibration is used only by {USES_CALIBRATION}")
