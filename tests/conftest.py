@@ -120,3 +120,28 @@ def take_snapshot() -> Callable[[Path], dict[str, list[tuple[Any, ...]]]]:
 def sql() -> Callable[..., list[tuple[Any, ...]]]:
     """The `query` helper as a fixture: `sql(path, "SELECT ...", [params])`."""
     return query
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: renders pages in a headless Chromium (skipped without one)")
+
+
+@pytest.fixture(scope="module")
+def paired_evaluation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, Any]]:
+    """A stored paired evaluation of the example run (zero_shot vs few_shot, 50 resamples):
+    (warehouse, artifact path, artifact)."""
+    import json
+
+    from riskcov.evaluate import Options, evaluate_and_store
+    from riskcov.warehouse import open_warehouse
+
+    folder = tmp_path_factory.mktemp("paired")
+    warehouse, out = folder / "w.duckdb", folder / "paired.json"
+    opts = Options(
+        inputs=[str(REPO_ROOT / "examples" / "example_run.json")],
+        modes=["zero_shot", "few_shot"],
+        bootstrap_resamples=50,
+    )
+    with open_warehouse(warehouse) as con:
+        evaluate_and_store(con, opts, out, warehouse)
+    return warehouse, out, json.loads(out.read_text())

@@ -27,3 +27,7 @@ class MigrationError(RiskcovError):
     """The warehouse's schema history does not match this code (exit 4)."""
 
     exit_code = 4
+
+
+class MissingExtraError(RiskcovError):
+    """An optional extra (e.g. matplotlib for `riskcov plot`) is not installed (exit 1)."""

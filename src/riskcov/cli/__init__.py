@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli import calibrate, csf, evaluate, ingest, warehouse
+from riskcov.cli import calibrate, csf, evaluate, ingest, plot, warehouse
 from riskcov.cli.app import app
 
 
@@ -40,4 +40,4 @@ def main() -> None:
     app()
 
 
-__all__ = ["app", "calibrate", "csf", "evaluate", "ingest", "main", "warehouse"]
+__all__ = ["app", "calibrate", "csf", "evaluate", "ingest", "main", "plot", "warehouse"]

@@ -12,7 +12,8 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import one
+from riskcov.db import one, single_threaded
+from riskcov.metrics import interpolated
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 
@@ -28,6 +29,8 @@ SUMMARY = (
     "augrc_optimal",
     "eaurc",
     "eaugrc",
+    "aurc_optimal_population",
+    "eaurc_population",
 )
 # what a curve keeps of replicate 0's points; threshold last (item estimators map it back)
 CURVE_COLUMNS = ("plateau", "k_cum", "l_cum", "coverage", "selective_risk", "generalized_risk", "threshold")
@@ -91,18 +94,6 @@ def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> in
     return max(1, min(max(n_resamples, 1), int(ROWS_PER_CHUNK / per_replicate)))
 
 
-def single_threaded(
-    con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
-) -> dict[str, np.ndarray[Any, Any]]:
-    """Run an aggregate on one thread, so DOUBLE sums add in table order (bit-reproducible)."""
-    threads = one(con.execute("SELECT current_setting('threads')"))
-    con.execute("SET threads = 1")
-    try:
-        return con.execute(query, params).fetchnumpy()
-    finally:
-        con.execute(f"SET threads = {int(threads[0]) if threads else 1}")
-
-
 def _union_fetch(
     con: duckdb.DuckDBPyConnection, query: str, params: list[list[Any]]
 ) -> dict[str, np.ndarray[Any, Any]]:
@@ -143,12 +134,19 @@ def compute(
         [area_c, estimator],
     )
     for name in SUMMARY:
-        put(name, m["series"], m["replicate"], m[name])
+        put(name, m["series"], m["replicate"], np.ma.filled(m[name].astype(np.float64), np.nan))
+    name = "aurc_achievable_interpolated"
+    put(name, m["series"], m["replicate"], m["aurc_interpolated_points"])
+    binary = np.ma.filled(m["losses_binary"], False).astype(bool)
+    subset = interpolated.compute(con, sorted({int(s) for s in m["series"][binary]}), estimator)
+    if subset is not None:
+        put(name, subset["series"], subset["replicate"], subset[name])
     present = np.unique(m["replicate"]).astype(np.intp)
     if not len(present):  # no participant at all: N = 0, so Cmax and every area are 0 (SPEC §4)
         present = np.array([0], dtype=np.intp)
-        for name in SUMMARY:
-            res.scalars[name][:, 0] = 0.0
+        for name in (*SUMMARY, "aurc_achievable_interpolated"):
+            if name not in ("aurc_optimal_population", "eaurc_population"):  # no loss: undefined
+                res.scalars[name][:, 0] = 0.0
     mae = _union_fetch(
         con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)", [[c, estimator] for c in grid]
     )

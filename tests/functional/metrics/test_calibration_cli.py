@@ -321,7 +321,7 @@ def test_round_trip_fit_then_evaluate_matches_the_oracle(
     )
     assert (res.exit_code, res.stderr) == (0, "")
     art = json.loads(res.stdout)
-    assert art["calibration"] == {
+    assert art["calibrator"] == {
         "id": 1,
         "sha256": sha,
         "method": doc["method"],
@@ -503,13 +503,13 @@ def test_all_adds_the_calibrated_variants_only_with_a_calibration(setup, tmp_pat
     wh, _ = setup
     plain = json.loads(run_cli(ev(wh, "--confidence", "all", "--json")).stdout)
     assert not {"calibrated", "verbalized_calibrated"} & set(plain["confidence_variants"])
-    assert "calibration" not in plain
+    assert "calibrator" not in plain
     path = write_json(tmp_path / "t.json", TEMPERATURE)
     res = run_cli(ev(wh, "--confidence", "all", "--calibration", path, "--json"))
     art = json.loads(res.stdout)
     assert list(art["confidence_variants"]) == sorted(art["confidence_variants"])
     assert {"calibrated", "verbalized_calibrated"} <= set(art["confidence_variants"])
-    assert art["calibration"]["path"] == str(path)
+    assert art["calibrator"]["path"] == str(path)
     assert art["options"]["calibration"] == str(path)
     # a calibrator that cannot give verbalized_calibrated: skipped under all, with the reason
     path = write_json(tmp_path / "i.json", ISOTONIC)
