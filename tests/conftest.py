@@ -29,6 +29,8 @@ SNAPSHOT_QUERIES = {
     "command_runs": "SELECT * EXCLUDE (created_at) FROM command_runs ORDER BY command_id",
     "risk_control_results": "SELECT * FROM risk_control_results ORDER BY ALL",
     "ood_results": "SELECT * FROM ood_results ORDER BY ALL",
+    "calibrators": "SELECT * EXCLUDE (created_at) FROM calibrators ORDER BY calibrator_id",
+    "user_csfs": "SELECT * EXCLUDE (created_at) FROM user_csfs ORDER BY name",
 }
 
 

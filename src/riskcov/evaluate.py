@@ -21,6 +21,7 @@ from riskcov.metrics import engine
 from riskcov.options import Options
 from riskcov.report import artifact, store
 from riskcov.scoring import csf
+from riskcov.scoring.choose import Choice, choose
 from riskcov.scoring.scored import Series, build_scored
 from riskcov.selection import Input, analysis_set, resolve
 
@@ -100,13 +101,31 @@ def run(
     inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
     loss = _loss(con, opts, inputs)
+    choice = Choice([])
     if inputs[0].per_sample:
+        if opts.calibration is not None:
+            raise UsageError("--calibration applies to PHQ-8 runs (item signals), not per-sample runs")
         columns = [_sample_csfs(con, i) for i in inputs]
         chosen, skip_unsupported = csf.select_samples(opts.confidence, columns)
     else:
-        chosen, skip_unsupported = csf.select(opts.confidence)
-    series, problems = build_scored(con, inputs, chosen, analysis.participants, loss["name"], opts.estimator)
+        choice = choose(con, opts.confidence, opts.calibration)
+        chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
+        if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
+            from riskcov.scoring.user_csf import deny_external_access
+
+            deny_external_access(con)
+    try:
+        series, problems = build_scored(
+            con, inputs, chosen, analysis.participants, loss["name"], opts.estimator
+        )
+    except duckdb.Error as exc:
+        if not choice.user_sql and choice.calibration is None:
+            raise
+        # e.g. ln(0) in a user's expression, or a calibrator feature that is not a number
+        why = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
+        raise InputError(f"--confidence {opts.confidence} cannot be computed: {why}") from exc
     kept, skipped = _csfs(opts, inputs, problems, series, skip_unsupported)
+    skipped = {**choice.skipped, **skipped}
     engine.drop_series(con, kept)
     b = max(opts.bootstrap_resamples, 0)
     res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk)
@@ -163,6 +182,9 @@ def run(
             "riskcov_version": __version__,
         },
     }
+    if choice.calibration is not None:  # which calibrator made the calibrated variants
+        art["calibrator"] = choice.calibration
+        art["options"]["calibration"] = opts.calibration
     return Evaluation(art, skipped)
 
 

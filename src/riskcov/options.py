@@ -37,6 +37,7 @@ class Options:
     alpha_grid: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
     chunk_replicates: int = 0  # 0: sized from the analysis set
     curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
+    calibration: str | None = None  # --calibration FILE|ID (SPEC §11)
 
     @property
     def criteria(self) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli import curve, evaluate, ingest, plot, riskcontrol, warehouse
+from riskcov.cli import calibrate, csf, curve, evaluate, ingest, plot, riskcontrol, warehouse
 from riskcov.cli.app import app
 
 
@@ -40,4 +40,15 @@ def main() -> None:
     app()
 
 
-__all__ = ["app", "curve", "evaluate", "ingest", "main", "plot", "riskcontrol", "warehouse"]
+__all__ = [
+    "app",
+    "calibrate",
+    "csf",
+    "curve",
+    "evaluate",
+    "ingest",
+    "main",
+    "plot",
+    "riskcontrol",
+    "warehouse",
+]

@@ -33,8 +33,16 @@ def evaluate(
     domains: DomainsOpt = None,
     loss: LossOpt = None,
     confidence: Annotated[
-        str, typer.Option(help="default, all, a CSF name, or secondary:<a>+<b>:average|product.")
+        str,
+        typer.Option(
+            help="default, all, a CSF name, secondary:<a>+<b>:average|product, sql:EXPR, "
+            "calibrated, verbalized_calibrated or calibrated:<csf>."
+        ),
     ] = "default",
+    calibration: Annotated[
+        str | None,
+        typer.Option(help="Calibrator file or stored id (riskcov calibrate) for the calibrated CSFs."),
+    ] = None,
     coverage_grid: Annotated[
         str | None, typer.Option(help="MAE@coverage points, default 0.1,...,0.9.")
     ] = None,
@@ -77,6 +85,7 @@ def evaluate(
         intersection_only=intersection_only,
         estimator=estimator,
         curve_points=curve_points,
+        calibration=calibration,
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)
