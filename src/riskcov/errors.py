@@ -27,3 +27,9 @@ class MigrationError(RiskcovError):
     """The warehouse's schema history does not match this code (exit 4)."""
 
     exit_code = 4
+
+
+class PublishError(RiskcovError):
+    """The command's work is stored, but the BI snapshot could not be refreshed (exit 5)."""
+
+    exit_code = 5

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli import evaluate, ingest, warehouse
+from riskcov.cli import evaluate, export, ingest, publish, warehouse
 from riskcov.cli.app import app
 
 
@@ -40,4 +40,4 @@ def main() -> None:
     app()
 
 
-__all__ = ["app", "evaluate", "ingest", "main", "warehouse"]
+__all__ = ["app", "evaluate", "export", "ingest", "main", "publish", "warehouse"]

@@ -7,12 +7,13 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, floats, guarded, stderr_bar
+from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes, stderr_bar
 from riskcov.warehouse import open_warehouse
 
 
 @app.command()
 @guarded
+@publishes
 def evaluate(
     inputs: Annotated[
         list[str] | None,
