@@ -32,10 +32,9 @@ class Published:
         """One line for the console.
 
         >>> Published(Path("bi.duckdb"), {"runs": 1, "metrics": 52, "rc_points": 9}).summary()
-        'published bi.duckdb: 3 tables, metrics 52 rows, rc_points 9 rows'
+        'published bi.duckdb: metrics 52 rows, rc_points 9 rows'
         """
-        counts = ", ".join(f"{name} {self.rows[name]} rows" for name in MATERIALISED)
-        return f"published {self.path}: {len(self.rows)} tables, {counts}"
+        return f"published {self.path}: " + ", ".join(f"{n} {self.rows[n]} rows" for n in MATERIALISED)
 
 
 def resolve_target(to: str | Path | None, warehouse: Path) -> Path:
