@@ -130,10 +130,11 @@ def test_a_bad_ingest_publishes_nothing_new_but_still_fails_with_its_own_line(tm
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     result = run_cli(["ingest", bad, "--warehouse", tmp_path / "w.duckdb"], env=ON)
-    assert result.exit_code == 1
-    lines = result.stderr.splitlines()
-    assert lines[-1] == f"published {tmp_path / 'riskcov-bi.duckdb'}: metrics 0 rows, rc_points 0 rows"
-    assert lines[0].startswith(f"error: {bad}")
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"error: {bad}: truncated JSON: the file ends inside an open object, list or string\n"
+        f"published {tmp_path / 'riskcov-bi.duckdb'}: metrics 0 rows, rc_points 0 rows\n",
+    )
 
 
 def test_publish_refuses_to_overwrite_the_warehouse(example_warehouse, run_cli):
