@@ -137,6 +137,34 @@ def test_a_bad_ingest_publishes_nothing_new_but_still_fails_with_its_own_line(tm
     )
 
 
+def test_metric_tables_are_copied_from_the_old_snapshot_only_while_their_inputs_are_unchanged(
+    example_warehouse, run_cli, sql, monkeypatch
+):
+    import riskcov.publish
+
+    computed: list[str] = []
+    real = riskcov.publish.bi_sql
+    monkeypatch.setattr("riskcov.publish.bi_sql", lambda name: computed.append(name) or real(name))
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+
+    def publish_computes(args, env=None):
+        computed.clear()
+        assert run_cli([*args, "--warehouse", example_warehouse], env=env).exit_code == 0
+        assert sql(snap, "FROM metrics") == sql(example_warehouse, real("metrics"))
+        assert sql(snap, "FROM rc_points") == sql(example_warehouse, real("rc_points"))
+        return [name for name in computed if not name.startswith("v_")]
+
+    assert publish_computes(["publish"]) == ["rc_points", "metrics"]
+    assert publish_computes(["publish"]) == []
+    evaluate = ["evaluate", "--input", "synthetic-p41-s0-zero_shot-few_shot", "--mode", "few_shot"]
+    assert publish_computes([*evaluate, "--bootstrap-resamples", "0", "--json"], env=ON) == []
+    con = duckdb.connect(str(example_warehouse))
+    con.execute("UPDATE items SET pred = gt WHERE experiment_id = 1 AND participant_id = 300")
+    con.close()
+    assert publish_computes(["publish"]) == ["rc_points", "metrics"]
+    assert publish_computes(["migrate"], env=ON) == []
+
+
 def test_publish_refuses_to_overwrite_the_warehouse(example_warehouse, run_cli):
     result = run_cli(["publish", "--to", example_warehouse, "--warehouse", example_warehouse])
     assert (result.exit_code, result.stdout, result.stderr) == (
@@ -153,7 +181,7 @@ def test_a_failed_publish_keeps_the_old_snapshot_and_leaves_no_temporary_file(
     snap = example_warehouse.parent / "riskcov-bi.duckdb"
     before = snap.read_bytes()
 
-    def full_disk(tmp, source):
+    def full_disk(*args):
         raise duckdb.IOException("could not write: No space left on device")
 
     monkeypatch.setattr("riskcov.publish._materialise", full_disk)
