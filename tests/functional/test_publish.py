@@ -4,6 +4,7 @@ atomic swap under a reader process, the opt-outs and the failures that leave it 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -97,6 +98,20 @@ def test_every_snapshot_view_reads_the_same_rows_read_only(example_warehouse, ru
     assert sql(snap, definitions) == [("CREATE VIEW v_metrics AS SELECT * FROM metrics;",)]
     definitions = "SELECT sql FROM duckdb_views() WHERE view_name = 'v_rc_points'"
     assert sql(snap, definitions)[0][0].endswith(" FROM rc_points;")
+
+
+def test_readme_queries_give_the_warehouse_rows_on_the_snapshot(example_warehouse, run_cli, sql):
+    paired = ["--input", EXAMPLE, "--mode", "zero_shot", "--input", EXAMPLE, "--mode", "few_shot"]
+    evaluated = run_cli(
+        ["evaluate", *paired, "--bootstrap-resamples", "20", "--json", "--warehouse", example_warehouse],
+        env=ON,
+    )
+    assert evaluated.exit_code == 0
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+    queries = re.findall(r"```sql\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
+    rows = [sql(snap, q) for q in queries]
+    assert rows == [sql(example_warehouse, q) for q in queries]
+    assert [len(r) for r in rows] == [1, 2, 16]  # deltas of llm and total_evidence
 
 
 def test_writing_commands_publish_unless_told_not_to(tmp_path, run_cli):
