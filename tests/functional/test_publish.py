@@ -180,6 +180,29 @@ def test_metric_tables_are_copied_from_the_old_snapshot_only_while_their_inputs_
     assert publish_computes(["migrate"], env=ON) == []
 
 
+def test_a_command_that_fails_publishes_nothing(tmp_path, run_cli):
+    result = run_cli(["evaluate", "--input", "nope", "--warehouse", tmp_path / "w.duckdb"], env=ON)
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "error: --input nope: no such file, and no run with that run_id in the warehouse\n",
+    )
+    assert sorted(os.listdir(tmp_path)) == ["w.duckdb"]
+
+
+def test_ctrl_c_while_publishing_says_the_warehouse_kept_the_work(tmp_path, run_cli, sql, monkeypatch):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("riskcov.publish.publish_snapshot", interrupted)
+    result = run_cli(["ingest", EXAMPLE, "--warehouse", tmp_path / "w.duckdb"], env=ON)
+    assert (result.exit_code, result.stderr) == (
+        130,
+        "error: interrupted; the warehouse is updated but the BI snapshot is not (riskcov publish)\n",
+    )
+    assert sql(tmp_path / "w.duckdb", "SELECT run_id FROM runs") == [("synthetic-p41-s0-zero_shot-few_shot",)]
+    assert sorted(os.listdir(tmp_path)) == ["w.duckdb"]
+
+
 def test_publish_refuses_to_overwrite_the_warehouse(example_warehouse, run_cli):
     result = run_cli(["publish", "--to", example_warehouse, "--warehouse", example_warehouse])
     assert (result.exit_code, result.stdout, result.stderr) == (

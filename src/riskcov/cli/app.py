@@ -107,9 +107,12 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
 
 
 def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
-    """Opt a writing command into the BI snapshot: adds --no-publish and, once the command has
-    finished (an exit code of its own included: ingest stores the good files of a bad batch),
-    publishes the snapshot beside its --warehouse. Goes under @guarded, so a failure is one line."""
+    """Opt a writing command into the BI snapshot: one line, `@publishes` under `@guarded`.
+
+    Adds --no-publish; once the command has finished (an exit code of its own included: ingest
+    stores the good files of a bad batch) publishes the snapshot of its `warehouse` argument,
+    unless --no-publish, RISKCOV_PUBLISH=0, or the command returned NOT_WRITTEN (e.g. a --list).
+    An error raised by the command itself (nothing stored) publishes nothing."""
     from riskcov.publish import auto_publish_enabled
 
     @functools.wraps(fn)
@@ -134,15 +137,18 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
 
 
 def _publish_after(warehouse: Path | None) -> None:
-    from riskcov.errors import PublishError
+    from riskcov.errors import PublishError, PublishInterrupted
     from riskcov.publish import publish_snapshot, resolve_target
     from riskcov.warehouse import open_warehouse, resolve_path
 
+    stale = "the warehouse is updated but the BI snapshot is not"
     try:
         with open_warehouse(warehouse) as con:
             done = publish_snapshot(con, resolve_target(None, resolve_path(warehouse)))
     except RiskcovError as exc:
-        raise PublishError(f"the warehouse is updated but the BI snapshot is not: {exc}") from exc
+        raise PublishError(f"{stale}: {exc}") from exc
+    except KeyboardInterrupt:  # not guarded's "nothing was stored": the command's work was
+        raise PublishInterrupted(f"interrupted; {stale} (riskcov publish)") from None
     typer.echo(done.summary(), err=True)
 
 
