@@ -115,7 +115,8 @@ def inputs_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
         "\0".join(map(str, row))
         for row in con.execute(
             "SELECT view_name, sql FROM duckdb_views() WHERE database_name = current_database() "
-            "AND NOT internal UNION ALL SELECT function_name, macro_definition FROM duckdb_functions() "
+            "AND NOT internal UNION ALL SELECT function_name, parameters::VARCHAR || macro_definition "
+            "FROM duckdb_functions() "
             "WHERE database_name = current_database() AND function_type IN ('macro', 'table_macro') "
             "ORDER BY ALL"
         ).fetchall()
