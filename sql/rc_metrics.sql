@@ -1,4 +1,6 @@
--- Scalar metrics of SPEC §4 per series and replicate, from working points (rc_points, in
+-- Scalar metrics of SPEC §4 per series and replicate (and aurc_interpolated_points: SPEC
+-- §9.3's interpolated area over every point, which is fd-shifts' achievable AURC for continuous
+-- losses under the plateau estimator), from working points (rc_points, in
 -- (series, replicate, plateau) order) and totals (rc_totals), under an estimator:
 --   plateau-trapezoid: trapezoid over (0, r1), (c1, r1), ... and (0, 0), (c1, g1), ...
 --   item-trapezoid:    trapezoid between item points, no point at coverage 0
@@ -15,7 +17,8 @@ WITH seg AS (
                 ELSE coalesce(p.coverage_prev, 0.0) END AS c0,
            coalesce(p.selective_risk_prev, p.selective_risk) AS r0,
            coalesce(p.generalized_risk_prev, 0.0) AS g0,
-           least(CAST(area_c AS DOUBLE), p.coverage_last) AS c_used
+           least(CAST(area_c AS DOUBLE), p.coverage_last) AS c_used,
+           p.coverage_prev, p.generalized_risk_prev
     FROM query_table(points) AS p
 ),
 areas AS (
@@ -30,6 +33,7 @@ areas AS (
                  ELSE rc_trapezoid(c0, g0, coverage, g, c_used) END) AS augrc_at_c,
         CASE WHEN estimator = 'item-step' THEN CAST(any_value(n_total) AS DOUBLE) ELSE 1.0 END
             AS step_divisor,
+        sum(rc_log_segment(coverage_prev, generalized_risk_prev, coverage, g)) AS interpolated,
         count(*) AS n_points,
         max(k_cum) AS k_last
     FROM seg
@@ -44,6 +48,7 @@ SELECT t.series, t.replicate,
        coalesce(a.augrc_full / a.step_divisor, 0.0) AS augrc_full,
        coalesce(a.aurc_at_c / a.step_divisor, 0.0) AS aurc_at_c,
        coalesce(a.augrc_at_c / a.step_divisor, 0.0) AS augrc_at_c,
-       coalesce(a.n_points, 0) AS n_points
+       coalesce(a.n_points, 0) AS n_points,
+       coalesce(a.interpolated, 0.0) AS aurc_interpolated_points
 FROM query_table(totals) AS t
 LEFT JOIN areas AS a USING (series, replicate);

@@ -6,6 +6,11 @@
 -- with harmonic numbers H from `harmonic` (rc_harmonic: exact HUGEINT prefix sums), so a
 -- replicate costs one row per distinct loss, not one per item. N comes from `totals`
 -- (rc_totals).
+-- Also fd-shifts' continuous-coverage optimum (SPEC §9.3), defined when every loss of the
+-- population is 0 or 1 (`losses_binary`): with error mass E = L / N and Cmax = K / N, the best
+-- curve accepts the K - L correct items first, so its area is
+--   E + (Cmax - E) * ln((Cmax - E + eps) / Cmax)
+-- which is SPEC's e + (1 - e) * ln(1 - e + eps) when nothing abstains (Cmax = 1, same bits).
 CREATE OR REPLACE MACRO rc_oracle(scored, samples, totals, harmonic, estimator) AS TABLE
 WITH first_series AS (
     -- the oracle ignores confidence: any one series of a population holds its items
@@ -19,6 +24,10 @@ losses AS (
     FROM base
     WHERE loss IS NOT NULL
     GROUP BY population, participant_id, loss
+),
+kinds AS (
+    SELECT population, bool_and(loss = 0 OR loss = loss_scale) AS losses_binary
+    FROM losses GROUP BY population
 ),
 totals AS (
     SELECT DISTINCT population, replicate, n_total FROM query_table(totals)
@@ -67,6 +76,15 @@ SELECT t.population, t.replicate,
                     WHEN 'item-step' THEN f.sum_l
                     WHEN 'item-trapezoid' THEN f.sum_l - (f.r_first + f.l_last) / 2.0
                     ELSE f.sum_l - f.l_last / 2.0
-                END / f.loss_scale / t.n_total / t.n_total, 0.0) AS augrc_optimal
+                END / f.loss_scale / t.n_total / t.n_total, 0.0) AS augrc_optimal,
+       k.losses_binary,
+       CASE WHEN k.losses_binary IS NOT TRUE THEN NULL
+            WHEN coalesce(f.k, 0) = 0 THEN 0.0
+            ELSE f.l_last / f.loss_scale / t.n_total
+                 + (f.k / t.n_total - f.l_last / f.loss_scale / t.n_total)
+                   * ln((f.k / t.n_total - f.l_last / f.loss_scale / t.n_total
+                         + 2.220446049250313e-16) / (f.k / t.n_total))
+       END AS aurc_optimal_population
 FROM totals AS t
-LEFT JOIN folded AS f USING (population, replicate);
+LEFT JOIN folded AS f USING (population, replicate)
+LEFT JOIN kinds AS k USING (population);

@@ -26,6 +26,11 @@ SNAPSHOT_QUERIES = {
     "samples": "SELECT * FROM samples ORDER BY experiment_id, sample_index",
     "sample_scores": "SELECT * FROM sample_scores ORDER BY experiment_id, csf, sample_index",
     "schema_migrations": "SELECT * FROM schema_migrations ORDER BY version",
+    "command_runs": "SELECT * EXCLUDE (created_at) FROM command_runs ORDER BY command_id",
+    "risk_control_results": "SELECT * FROM risk_control_results ORDER BY ALL",
+    "ood_results": "SELECT * FROM ood_results ORDER BY ALL",
+    "calibrators": "SELECT * EXCLUDE (created_at) FROM calibrators ORDER BY calibrator_id",
+    "user_csfs": "SELECT * EXCLUDE (created_at) FROM user_csfs ORDER BY name",
 }
 
 
@@ -127,3 +132,28 @@ def take_snapshot() -> Callable[[Path], dict[str, list[tuple[Any, ...]]]]:
 def sql() -> Callable[..., list[tuple[Any, ...]]]:
     """The `query` helper as a fixture: `sql(path, "SELECT ...", [params])`."""
     return query
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: renders pages in a headless Chromium (skipped without one)")
+
+
+@pytest.fixture(scope="module")
+def paired_evaluation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, Any]]:
+    """A stored paired evaluation of the example run (zero_shot vs few_shot, 50 resamples):
+    (warehouse, artifact path, artifact)."""
+    import json
+
+    from riskcov.evaluate import Options, evaluate_and_store
+    from riskcov.warehouse import open_warehouse
+
+    folder = tmp_path_factory.mktemp("paired")
+    warehouse, out = folder / "w.duckdb", folder / "paired.json"
+    opts = Options(
+        inputs=[str(REPO_ROOT / "examples" / "example_run.json")],
+        modes=["zero_shot", "few_shot"],
+        bootstrap_resamples=50,
+    )
+    with open_warehouse(warehouse) as con:
+        evaluate_and_store(con, opts, out, warehouse)
+    return warehouse, out, json.loads(out.read_text())

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
+
+if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
+    import numpy as np
 
 
 def one(result: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
@@ -48,3 +51,15 @@ def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
+
+
+def single_threaded(
+    con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
+) -> dict[str, np.ndarray[Any, Any]]:
+    """Run an aggregate on one thread, so DOUBLE sums add in table order (bit-reproducible)."""
+    threads = one(con.execute("SELECT current_setting('threads')"))
+    con.execute("SET threads = 1")
+    try:
+        return con.execute(query, params).fetchnumpy()
+    finally:
+        con.execute(f"SET threads = {int(threads[0]) if threads else 1}")

@@ -29,6 +29,10 @@ class MigrationError(RiskcovError):
     exit_code = 4
 
 
+class MissingExtraError(RiskcovError):
+    """An optional extra (e.g. matplotlib for `riskcov plot`) is not installed (exit 1)."""
+
+
 class PublishError(RiskcovError):
     """The command's work is stored, but the BI snapshot could not be refreshed (exit 5)."""
 

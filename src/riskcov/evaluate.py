@@ -21,6 +21,7 @@ from riskcov.metrics import engine
 from riskcov.options import Options
 from riskcov.report import artifact, store
 from riskcov.scoring import csf
+from riskcov.scoring.choose import Choice, choose
 from riskcov.scoring.scored import Series, build_scored
 from riskcov.selection import Input, analysis_set, resolve
 
@@ -89,23 +90,45 @@ def _loss(con: duckdb.DuckDBPyConnection, opts: Options, inputs: list[Input]) ->
 
 
 def run(
-    con: duckdb.DuckDBPyConnection, opts: Options, progress: Callable[[int, int], None] | None = None
+    con: duckdb.DuckDBPyConnection,
+    opts: Options,
+    progress: Callable[[int, int], None] | None = None,
+    after_chunk: Callable[[duckdb.DuckDBPyConnection, list[Series]], None] | None = None,
 ) -> Evaluation:
-    """Evaluate; nothing is written to the warehouse but ingested inputs."""
+    """Evaluate; nothing is written to the warehouse but ingested inputs. `after_chunk` reads
+    each replicate chunk's working points (TEMP TABLE eval_points) before the next replaces them."""
     opts.check()
     inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
     loss = _loss(con, opts, inputs)
+    choice = Choice([])
     if inputs[0].per_sample:
+        if opts.calibration is not None:
+            raise UsageError("--calibration applies to PHQ-8 runs (item signals), not per-sample runs")
         columns = [_sample_csfs(con, i) for i in inputs]
         chosen, skip_unsupported = csf.select_samples(opts.confidence, columns)
     else:
-        chosen, skip_unsupported = csf.select(opts.confidence)
-    series, problems = build_scored(con, inputs, chosen, analysis.participants, loss["name"], opts.estimator)
+        choice = choose(con, opts.confidence, opts.calibration)
+        chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
+        if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
+            from riskcov.scoring.user_csf import deny_external_access
+
+            deny_external_access(con)
+    try:
+        series, problems = build_scored(
+            con, inputs, chosen, analysis.participants, loss["name"], opts.estimator
+        )
+    except duckdb.Error as exc:
+        if not choice.user_sql and choice.calibration is None:
+            raise
+        # e.g. ln(0) in a user's expression, or a calibrator feature that is not a number
+        why = str(exc).splitlines()[0].removeprefix("Invalid Input Error: ")
+        raise InputError(f"--confidence {opts.confidence} cannot be computed: {why}") from exc
     kept, skipped = _csfs(opts, inputs, problems, series, skip_unsupported)
+    skipped = {**choice.skipped, **skipped}
     engine.drop_series(con, kept)
     b = max(opts.bootstrap_resamples, 0)
-    res = _compute_all(con, opts, kept, analysis.participants, b, progress)
+    res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
     variants: dict[str, Any] = {}
     deltas: dict[str, Any] = {}
@@ -137,7 +160,7 @@ def run(
         "schema_version": "1",
         "created_at": artifact.utc_now(),
         # sha256 and experiment_id pin the data: a later `ingest --replace` changes a run
-        "inputs": [_input_entry(i) for i in inputs],
+        "inputs": [_input_entry(con, i) for i in inputs],
         "population": population,
         "loss": loss,
         "estimator": opts.estimator,
@@ -159,10 +182,13 @@ def run(
             "riskcov_version": __version__,
         },
     }
+    if choice.calibration is not None:  # which calibrator made the calibrated variants
+        art["calibrator"] = choice.calibration
+        art["options"]["calibration"] = opts.calibration
     return Evaluation(art, skipped)
 
 
-def _input_entry(inp: Input) -> dict[str, Any]:
+def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "path": inp.label,
         "run_id": inp.run_id,
@@ -173,6 +199,16 @@ def _input_entry(inp: Input) -> dict[str, Any]:
     }
     if inp.per_sample:
         entry.update({k: inp.fields[k] for k in ("method", "seed", "split", "domain")})
+        # SPEC §10: the experiment's own `prob`, when its file gave one and losses are 0/1
+        row = one(
+            con.execute(
+                "SELECT n, ece, nll, brier, n_bins FROM v_prob_calibration WHERE experiment_id = ?",
+                [inp.experiment_id],
+            )
+        )
+        entry["calibration"] = (
+            None if row is None else dict(zip(("n", "ece", "nll", "brier", "n_bins"), row, strict=True))
+        )
     return entry
 
 
@@ -202,6 +238,7 @@ def _compute_all(
     participants: list[int],
     b: int,
     progress: Callable[[int, int], None] | None,
+    after_chunk: Callable[[duckdb.DuckDBPyConnection, list[Series]], None] | None = None,
 ) -> engine.Results:
     """Metrics for replicate 0..B, replicate chunks sized to bound memory."""
     chunk = opts.chunk_replicates or engine.replicates_per_chunk(con, b)
@@ -216,8 +253,11 @@ def _compute_all(
             grid=opts.coverage_grid,
             alphas=opts.alpha_grid,
             estimator=opts.estimator,
+            curve_points=opts.curve_points,
         )
         engine.copy_aliases(series, total)
+        if after_chunk:
+            after_chunk(con, series)
         if progress and len(rep):
             progress(int(rep[-1]), b)
     return total

@@ -12,6 +12,7 @@ from riskcov.report.keys import grid_key
 DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 DEFAULT_ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
 MAX_RESAMPLES = 10_000_000
+MAX_CURVE_POINTS = 100_000
 LOSSES = ("abs", "abs_norm", "given")
 
 
@@ -35,6 +36,8 @@ class Options:
     estimator: str = "plateau-trapezoid"
     alpha_grid: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
     chunk_replicates: int = 0  # 0: sized from the analysis set
+    curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
+    calibration: str | None = None  # --calibration FILE|ID (SPEC §11)
 
     @property
     def criteria(self) -> dict[str, list[str]]:
@@ -79,6 +82,8 @@ class Options:
             )
         if not 0 <= self.seed < 2**32:
             raise UsageError(f"--seed {self.seed} is not in 0..2**32-1")
+        if self.curve_points is not None and not 2 <= self.curve_points <= MAX_CURVE_POINTS:
+            raise UsageError(f"--curve-points {self.curve_points} is not in 2..{MAX_CURVE_POINTS:,}")
         if self.bootstrap_resamples > 0 and self.estimator != "plateau-trapezoid":
             raise UsageError(
                 "bootstrap CIs are computed for --estimator plateau-trapezoid; "

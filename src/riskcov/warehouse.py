@@ -54,11 +54,21 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise RiskcovError(f"cannot open warehouse {path}: {text.splitlines()[0]}") from exc
 
 
-def _sql_objects() -> list[tuple[str, str]]:
+def _sql_objects(con: duckdb.DuckDBPyConnection, *, compile_user: bool = True) -> list[tuple[str, str]]:
+    """sql/*.sql and the generated CSF view (the registry's CSFs and the user's stored ones);
+    `compile_user=False` puts the stored expressions' text in place of their SQL, which is all
+    the digest needs (compiling imports sqlglot, slow to import on every open)."""
     from riskcov.scoring.confidences import confidences_view_sql
+    from riskcov.scoring.user_csf_store import listing, stored
 
     folder = resource_dir("sql")
-    generated = [("v_csf_confidences", confidences_view_sql())]  # from the CSF registry
+    if compile_user:
+        view = confidences_view_sql(stored(con).values())
+    else:
+        rows = listing(con)
+        view = confidences_view_sql() + "".join(f"\0{r.name}\0{r.expression}" for r in rows)
+        view += f"\0{__version__}" if rows else ""  # the compiler's output may change with it
+    generated = [("v_csf_confidences", view)]
     return generated + [(p.stem, p.read_text()) for p in sorted(folder.glob("*.sql"))]
 
 
@@ -80,17 +90,19 @@ def _dependency_order(objects: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return ordered
 
 
-def install_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed."""
-    objects = _dependency_order(_sql_objects())
-    digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in objects).encode()).hexdigest()
+def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> None:
+    """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed;
+    `own=False` inside the caller's transaction (after `csf add` / `csf remove`)."""
+    key = _sql_objects(con, compile_user=False)
+    digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in key).encode()).hexdigest()
     row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
     if row and row[0] == digest:
         return
+    objects = _dependency_order(_sql_objects(con))
     from riskcov.scoring.csf import check_registry
 
     check_registry()
-    with transaction(con):
+    with transaction(con, own=own):
         for name, sql in objects:
             try:
                 con.execute(sql)

@@ -111,7 +111,7 @@ def test_readme_queries_give_the_warehouse_rows_on_the_snapshot(example_warehous
     queries = re.findall(r"```sql\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
     rows = [sql(snap, q) for q in queries]
     assert rows == [sql(example_warehouse, q) for q in queries]
-    assert [len(r) for r in rows] == [1, 2, 16]  # deltas of llm and total_evidence
+    assert [len(r) for r in rows] == [1, 2, 16, 0]  # deltas of llm and total_evidence; no risk-control
 
 
 def test_writing_commands_publish_unless_told_not_to(tmp_path, run_cli):

@@ -19,8 +19,8 @@ def _readme_sql() -> list[str]:
     return re.findall(r"```sql\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
 
 
-def test_readme_has_three_sql_examples():
-    assert len(_readme_sql()) == 3
+def test_readme_has_four_sql_examples():
+    assert len(_readme_sql()) == 4
 
 
 def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
@@ -45,7 +45,8 @@ def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
             wh,
         ).artifact
     con = duckdb.connect(str(wh), read_only=True)
-    aurc, deltas, abstention = (con.execute(q).fetchall() for q in _readme_sql())
+    queries = [q for q in _readme_sql() if "risk_control_results" not in q]
+    aurc, deltas, abstention = (con.execute(q).fetchall() for q in queries)
     m = single["confidence_variants"]["llm"]
     assert len(aurc) == 1
     run_id, _, csf, cmax, aurc_full, augrc_full, eaurc = aurc[0]
@@ -65,3 +66,32 @@ def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
     ]
     assert len(abstention) == 16  # 2 modes x 8 items
     con.close()
+
+
+def test_readme_violation_rate_query_matches_risk_control(tmp_path):
+    import importlib.util
+
+    from riskcov.riskcontrol import suite
+
+    spec = importlib.util.spec_from_file_location("gen", REPO_ROOT / "scripts" / "make_samples_example.py")
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    data = tmp_path / "small.parquet"
+    gen.write(data, gen.make_columns(seed=3, samples=300))
+    (query,) = [q for q in _readme_sql() if "risk_control_results" in q]
+    wh = tmp_path / "w.duckdb"
+    with open_warehouse(wh) as con:
+        docs = [
+            suite.risk_control_and_store(con, suite.Options(inputs=[str(data)], alphas=alphas))
+            for alphas in ([0.1], [0.2, 0.1])
+        ]
+        got = con.execute(query).fetchall()
+    expected = [
+        (d["command_id"], s["method"], s["rule"], s["num_seeds"], s["violation_rate"])
+        for d in docs
+        for s in sorted(d["summary"], key=lambda s: (s["method"], s["rule"]))
+        if s["alpha"] == 0.1
+    ]
+    assert [(c, m, r, n, pytest.approx(v, abs=1e-15)) for c, _, m, r, n, v in got] == expected
+    assert len(got) == 18  # 2 commands x 3 methods x 3 rules

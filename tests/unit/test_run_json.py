@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from riskcov.errors import InputError
 from riskcov.formats.phq8_json import ITEMS, SIGNALS, parse
+from riskcov.formats.phq8_json.validate import RANGES
 
 PATH = Path("x.json")
 
@@ -91,6 +92,12 @@ def test_gt_is_accepted_exactly_when_it_is_a_score(v):
     st.one_of(st.none(), st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False)),
 )
 def test_float_signals_keep_their_value(key, v):
+    lo, hi = RANGES.get(key, (-float("inf"), float("inf")))
+    if v is not None and not lo <= v <= hi:  # a bounded scale (SPEC §2): refused
+        with pytest.raises(InputError) as info:
+            parse_doc(run_doc(signal=(key, v)))
+        assert str(info.value).endswith(f"item_signals.Sleep.{key} = {v!r} is not in 1..5 or null")
+        return
     signals = parse_doc(run_doc(signal=(key, v))).rows[0].signals
     assert bool(signals[key + "__null"][2]) is (v is None)
     if v is not None:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli import evaluate, export, ingest, publish, warehouse
+from riskcov.cli import calibrate, csf, curve, evaluate, export, ingest, plot, publish, riskcontrol, warehouse
 from riskcov.cli.app import app
 
 
@@ -40,4 +40,17 @@ def main() -> None:
     app()
 
 
-__all__ = ["app", "evaluate", "export", "ingest", "main", "publish", "warehouse"]
+__all__ = [
+    "app",
+    "calibrate",
+    "csf",
+    "curve",
+    "evaluate",
+    "export",
+    "ingest",
+    "main",
+    "plot",
+    "publish",
+    "riskcontrol",
+    "warehouse",
+]

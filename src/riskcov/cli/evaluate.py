@@ -8,6 +8,17 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes, stderr_bar
+from riskcov.cli.selection import (
+    DomainsOpt,
+    EstimatorOpt,
+    ExperimentSeedsOpt,
+    InputsOpt,
+    IntersectionOpt,
+    LossOpt,
+    MethodsOpt,
+    ModesOpt,
+    SplitsOpt,
+)
 from riskcov.warehouse import open_warehouse
 
 
@@ -15,42 +26,24 @@ from riskcov.warehouse import open_warehouse
 @guarded
 @publishes
 def evaluate(
-    inputs: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--input",
-            help="Run file (ingested on the fly) or an ingested run_id; twice to compare.",
-            show_default=False,
-        ),
-    ] = None,
-    modes: Annotated[
-        list[str] | None,
-        typer.Option("--mode", help="PHQ-8 experiment mode: once for all inputs or once per input."),
-    ] = None,
-    methods: Annotated[
-        list[str] | None,
-        typer.Option("--method", help="Per-sample experiment method (once, or once per input)."),
-    ] = None,
-    experiment_seeds: Annotated[
-        list[str] | None,
-        typer.Option("--experiment-seed", help="Per-sample experiment seed (--seed is the bootstrap's)."),
-    ] = None,
-    splits: Annotated[
-        list[str] | None, typer.Option("--split", help="Per-sample experiment split, e.g. test.")
-    ] = None,
-    domains: Annotated[
-        list[str] | None, typer.Option("--domain", help="Per-sample experiment domain, id or ood.")
-    ] = None,
-    loss: Annotated[
-        str | None,
-        typer.Option(
-            help="abs or abs_norm (PHQ-8; default abs_norm), given (per-sample; the default).",
-            show_default=False,
-        ),
-    ] = None,
+    inputs: InputsOpt = None,
+    modes: ModesOpt = None,
+    methods: MethodsOpt = None,
+    experiment_seeds: ExperimentSeedsOpt = None,
+    splits: SplitsOpt = None,
+    domains: DomainsOpt = None,
+    loss: LossOpt = None,
     confidence: Annotated[
-        str, typer.Option(help="default, all, a CSF name, or secondary:<a>+<b>:average|product.")
+        str,
+        typer.Option(
+            help="default, all, a CSF name, secondary:<a>+<b>:average|product, sql:EXPR, "
+            "calibrated, verbalized_calibrated or calibrated:<csf>."
+        ),
     ] = "default",
+    calibration: Annotated[
+        str | None,
+        typer.Option(help="Calibrator file or stored id (riskcov calibrate) for the calibrated CSFs."),
+    ] = None,
     coverage_grid: Annotated[
         str | None, typer.Option(help="MAE@coverage points, default 0.1,...,0.9.")
     ] = None,
@@ -63,14 +56,14 @@ def evaluate(
         Path | None,
         typer.Option(help="Artifact path (default: beside the warehouse, artifacts/evaluation_<id>.json)."),
     ] = None,
-    intersection_only: Annotated[
-        bool, typer.Option("--intersection-only", help="Paired: compare the overlapping participants.")
-    ] = False,
-    estimator: Annotated[
-        str, typer.Option(help="plateau-trapezoid, item-step or item-trapezoid.")
-    ] = "plateau-trapezoid",
+    intersection_only: IntersectionOpt = False,
+    estimator: EstimatorOpt = "plateau-trapezoid",
     alpha_grid: Annotated[
         str | None, typer.Option(help="Coverage@Risk budgets, default 0.01,0.02,0.05,0.1,0.15,0.2.")
+    ] = None,
+    curve_points: Annotated[
+        int | None,
+        typer.Option(help="Add curve_grid: the curve at K coverages 0..Cmax (e.g. 201).", show_default=False),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The artifact on stdout, nothing else.")] = False,
     warehouse: WarehouseOpt = None,
@@ -92,6 +85,8 @@ def evaluate(
         seed=seed,
         intersection_only=intersection_only,
         estimator=estimator,
+        curve_points=curve_points,
+        calibration=calibration,
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)

@@ -12,7 +12,8 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import one
+from riskcov.db import one, single_threaded
+from riskcov.metrics import curve_grid, interpolated
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 
@@ -28,6 +29,8 @@ SUMMARY = (
     "augrc_optimal",
     "eaurc",
     "eaugrc",
+    "aurc_optimal_population",
+    "eaurc_population",
 )
 # what a curve keeps of replicate 0's points; threshold last (item estimators map it back)
 CURVE_COLUMNS = ("plateau", "k_cum", "l_cum", "coverage", "selective_risk", "generalized_risk", "threshold")
@@ -42,6 +45,7 @@ class Results:
     scalars: dict[str, FloatArray] = field(default_factory=dict)
     curves: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     achievable: dict[int, float] = field(default_factory=dict)
+    curve_grids: dict[int, dict[str, list[float | None]]] = field(default_factory=dict)
 
 
 def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
@@ -91,18 +95,6 @@ def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> in
     return max(1, min(max(n_resamples, 1), int(ROWS_PER_CHUNK / per_replicate)))
 
 
-def single_threaded(
-    con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
-) -> dict[str, np.ndarray[Any, Any]]:
-    """Run an aggregate on one thread, so DOUBLE sums add in table order (bit-reproducible)."""
-    threads = one(con.execute("SELECT current_setting('threads')"))
-    con.execute("SET threads = 1")
-    try:
-        return con.execute(query, params).fetchnumpy()
-    finally:
-        con.execute(f"SET threads = {int(threads[0]) if threads else 1}")
-
-
 def _union_fetch(
     con: duckdb.DuckDBPyConnection, query: str, params: list[list[Any]]
 ) -> dict[str, np.ndarray[Any, Any]]:
@@ -123,8 +115,10 @@ def compute(
     grid: list[float],
     alphas: list[float],
     estimator: str,
+    curve_points: int | None = None,
 ) -> None:
-    """Every metric for every series and the replicates in eval_samples, written into `res`."""
+    """Every metric for every series and the replicates in eval_samples, written into `res`
+    (and, with `curve_points`, replicate 0's curve sampled at that many coverages)."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
@@ -143,12 +137,19 @@ def compute(
         [area_c, estimator],
     )
     for name in SUMMARY:
-        put(name, m["series"], m["replicate"], m[name])
+        put(name, m["series"], m["replicate"], np.ma.filled(m[name].astype(np.float64), np.nan))
+    name = "aurc_achievable_interpolated"
+    put(name, m["series"], m["replicate"], m["aurc_interpolated_points"])
+    binary = np.ma.filled(m["losses_binary"], False).astype(bool)
+    subset = interpolated.compute(con, sorted({int(s) for s in m["series"][binary]}), estimator)
+    if subset is not None:
+        put(name, subset["series"], subset["replicate"], subset[name])
     present = np.unique(m["replicate"]).astype(np.intp)
     if not len(present):  # no participant at all: N = 0, so Cmax and every area are 0 (SPEC §4)
         present = np.array([0], dtype=np.intp)
-        for name in SUMMARY:
-            res.scalars[name][:, 0] = 0.0
+        for name in (*SUMMARY, "aurc_achievable_interpolated"):
+            if name not in ("aurc_optimal_population", "eaurc_population"):  # no loss: undefined
+                res.scalars[name][:, 0] = 0.0
     mae = _union_fetch(
         con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)", [[c, estimator] for c in grid]
     )
@@ -193,6 +194,9 @@ def compute(
         "CREATE OR REPLACE TEMP TABLE eval_totals0 AS FROM rc_totals('eval_scored', 'eval_unit_samples')"
     )
     res.achievable = achievable(con, res.curves, area_c)
+    if curve_points:
+        cmax = {s.index: float(res.scalars["cmax"][s.index, 0]) for s in series}
+        res.curve_grids = curve_grid.sample(con, series, cmax, curve_points)
 
 
 def _item_confidences(con: duckdb.DuckDBPyConnection) -> dict[tuple[int, float], float]:
@@ -216,3 +220,5 @@ def copy_aliases(series: list[Series], res: Results) -> None:
             res.curves[s.index] = res.curves[s.computed]
         if s.computed in res.achievable:
             res.achievable[s.index] = res.achievable[s.computed]
+        if s.computed in res.curve_grids:
+            res.curve_grids[s.index] = res.curve_grids[s.computed]

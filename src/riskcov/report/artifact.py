@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from datetime import UTC, datetime
@@ -40,7 +41,8 @@ def series_metrics(
 ) -> dict[str, Any]:
     """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None)."""
     sc, i = res.scalars, s.index
-    v = {k.key: float(sc[k.key][i, 0]) for k in WITH_CI}
+    point = {k.key: _value(sc[k.key], i) for k in WITH_CI}  # None: undefined (SPEC §9.3)
+    v = {key: x for key, x in point.items() if x is not None}
     curve = {k: res.curves[i][k] for k in CURVE_KEYS}
     achievable = res.achievable.get(i, 0.0)  # no hull: no working point (K = 0)
     used = min(area_c, v["cmax"])
@@ -70,6 +72,9 @@ def series_metrics(
         "eaurc": v["eaurc"],
         "eaugrc": v["eaugrc"],
         "aurc_achievable": achievable,
+        "aurc_optimal_population": point["aurc_optimal_population"],
+        "eaurc_population": point["eaurc_population"],
+        "aurc_achievable_interpolated": point["aurc_achievable_interpolated"],
         "interpretation": {
             "aurc_gap_pct": _pct(v["eaurc"], v["aurc_optimal"]),
             "augrc_gap_pct": _pct(v["eaugrc"], v["augrc_optimal"]),
@@ -82,9 +87,11 @@ def series_metrics(
         "bootstrap": {},
         "curve": curve,
     }
+    if i in res.curve_grids:  # --curve-points K
+        out["curve_grid"] = res.curve_grids[i]
     if bootstrap:
         out["bootstrap"] = summarize(
-            {k.key: (v[k.key], sc[k.key][i, 1:]) for k in WITH_CI},
+            {k.key: (point[k.key], sc[k.key][i, 1:]) for k in WITH_CI},
             {grid_key(c): (_value(sc[f"mae@{c!r}"], i), sc[f"mae@{c!r}"][i, 1:]) for c in grid},
             {grid_key(a): (car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:]) for a in alphas},
             bootstrap,
@@ -126,5 +133,6 @@ def write(artifact: dict[str, Any], path: Path) -> None:
         tmp.write_text(text)
         tmp.replace(path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # e.g. the parent is a file: there is no tmp to remove
+            tmp.unlink(missing_ok=True)
         raise UsageError(f"--output {path}: cannot write the artifact: {exc.strerror}") from None

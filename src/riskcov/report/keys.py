@@ -32,6 +32,10 @@ SCALARS = (
     MetricKey("eaurc", "excess AURC", summary_rank=6),
     MetricKey("eaugrc", "excess AUGRC"),
     MetricKey("aurc_achievable", "AURC achievable", ci=False, summary_rank=7),
+    # fd-shifts' conventions (SPEC §9.3); the population optimum is None unless losses are 0/1
+    MetricKey("aurc_optimal_population", "AURC optimal (population)"),
+    MetricKey("eaurc_population", "excess AURC (population)"),
+    MetricKey("aurc_achievable_interpolated", "AURC achievable (interpolated)"),
 )
 WITH_CI = tuple(k for k in SCALARS if k.ci)
 DELTAS = tuple(sorted((k for k in SCALARS if k.delta_rank is not None), key=lambda k: k.delta_rank or 0))

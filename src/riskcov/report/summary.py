@@ -23,14 +23,27 @@ def _cell(m: dict[str, Any], key: MetricKey) -> str:
     return _fmt(value if isinstance(value, float) else None, ci.get(key.key))
 
 
+def label(inp: dict[str, Any]) -> str:
+    """A column title for an input: its PHQ-8 mode, or a per-sample experiment's selection.
+
+    >>> label({"mode": None, "method": "msp", "seed": 3, "split": "test", "domain": "id"})
+    'msp seed 3 test/id'
+    """
+    if inp.get("method") is not None:
+        return f"{inp['method']} seed {inp['seed']} {inp['split']}/{inp['domain']}"
+    return str(inp["mode"] or "value")
+
+
 def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> None:
     """Print the population line, a table per CSF (paired: left, right, delta)."""
     pop = art["population"]
+    per_sample = art["inputs"][0].get("method") is not None
+    units, items = ("clusters", "samples") if per_sample else ("participants", "items")
     console.print(
         f"loss {art['loss']['name']}, estimator {art['estimator']}, "
         f"C = {art['options']['area_coverage']}: {pop['participants_included']} "
-        f"participants included, {pop['participants_failed']} failed, "
-        f"{pop['items_total']} items"
+        f"{units} included, {pop['participants_failed']} failed, "
+        f"{pop['items_total']} {items}"
     )
     paired = art["comparison"]["enabled"]
     boot = art["options"]["bootstrap_resamples"]
@@ -40,8 +53,8 @@ def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> 
         table.add_column("metric")
         if paired:
             left, right = art["inputs"]
-            table.add_column(f"left: {left['mode']}")
-            table.add_column(f"right: {right['mode']}")
+            table.add_column(f"left: {label(left)}")
+            table.add_column(f"right: {label(right)}")
             table.add_column("delta (right - left)")
             deltas = art["comparison"]["deltas"][name]
             for key in SUMMARY:
@@ -53,7 +66,7 @@ def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> 
                     _fmt(d["delta"], d["ci95"] if boot > 0 else None) if d else "",
                 )
         else:
-            table.add_column(art["inputs"][0]["mode"] or "value")
+            table.add_column(label(art["inputs"][0]))
             for key in SUMMARY:
                 table.add_row(key.label, _cell(entry, key))
         console.print(table)

@@ -7,6 +7,8 @@ way everywhere. Per-sample runs carry their scores as data (`v_sample_confidence
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from riskcov.scoring.csf import BASE, Csf
 
 
@@ -28,10 +30,11 @@ def item_confidences_sql(csf: Csf, *, labels: str, where: str) -> str:
     )
 
 
-def confidences_view_sql() -> str:
-    """`v_csf_confidences`: every base CSF on every item (items exist only for successful
-    participants: ingest stores none for failed ones)."""
-    parts = [item_confidences_sql(c, labels=f"'{c.name}' AS csf,", where="true") for c in BASE.values()]
+def confidences_view_sql(user: Iterable[Csf] = ()) -> str:
+    """`v_csf_confidences`: every base CSF and every stored user CSF on every item (items exist
+    only for successful participants: ingest stores none for failed ones)."""
+    csfs = [*BASE.values(), *user]
+    parts = [item_confidences_sql(c, labels=f"'{_quote(c.name)}' AS csf,", where="true") for c in csfs]
     return "CREATE OR REPLACE VIEW v_csf_confidences AS\n" + "\nUNION ALL\n".join(parts)
 
 

@@ -7,6 +7,7 @@ DuckDB would read 0.4 as DECIMAL), because plateaus are decided by exact equalit
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from riskcov.errors import RiskcovError, UsageError
@@ -39,9 +40,12 @@ class Csf:
     expression: str
     required: tuple[str, ...] = ()
     null_is_error: tuple[str, ...] = ()
+    problem: str | None = None  # the whole problem SQL when required/null_is_error cannot say it
 
     def problem_sql(self) -> str:
         """SQL naming the first unusable signal of an item for this CSF (NULL when fine)."""
+        if self.problem is not None:
+            return self.problem
         keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
         whens = [f"WHEN NOT list_contains({keys}, '{k}') THEN '{k} is missing'" for k in self.required]
         whens += [
@@ -106,38 +110,51 @@ def _base() -> dict[str, Csf]:
 
 BASE = _base()
 DEFAULT = ("llm", "total_evidence")
-_SECONDARY = re.compile(r"^secondary:([a-z_]+)\+([a-z_]+):(average|product)$")
+_SECONDARY = re.compile(r"^secondary:([a-z0-9_]+)\+([a-z0-9_]+):(average|product)$")
 
 
 def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a + b))
 
 
-def get(name: str) -> Csf:
-    """A base CSF or a `secondary:<a>+<b>:<average|product>` combination.
+def get(name: str, extra: Mapping[str, Csf] | None = None) -> Csf:
+    """A base CSF, one of `extra` (the user's named CSFs), or a
+    `secondary:<a>+<b>:<average|product>` combination of those.
 
     >>> get("secondary:verbalized+token_msp:product").required
     ('verbalized_confidence', 'token_msp')
     """
-    if name in BASE:
-        return BASE[name]
+    known = {**BASE, **(extra or {})}
+    if name in known:
+        return known[name]
     m = _SECONDARY.match(name)
     if not m:
         raise UsageError(
             f"--confidence {name}: unknown confidence function; choose default, all, "
-            f"one of {', '.join(sorted(BASE))}, or secondary:<a>+<b>:average|product"
+            f"one of {', '.join(sorted(known))}, or secondary:<a>+<b>:average|product"
         )
     a, b, how = m.groups()
     for part in (a, b):
-        if part not in BASE:
+        if part not in known:
             raise UsageError(f"--confidence {name}: {part} is not a base confidence function")
-    ca, cb = BASE[a], BASE[b]
+    ca, cb = known[a], known[b]
     expr = (
         f"(({ca.expression}) + ({cb.expression})) / {_d(2.0)}"
         if how == "average"
         else f"({ca.expression}) * ({cb.expression})"
     )
-    return Csf(name, expr, _union(ca.required, cb.required), _union(ca.null_is_error, cb.null_is_error))
+    problem = None
+    if ca.problem is not None or cb.problem is not None:
+        # a user CSF states its own problems: the first of either part's, then the result's
+        finite = Csf(name, expr).problem_sql()
+        problem = f"coalesce({ca.problem_sql()}, {cb.problem_sql()}, {finite})"
+    return Csf(
+        name,
+        expr,
+        _union(ca.required, cb.required),
+        _union(ca.null_is_error, cb.null_is_error),
+        problem,
+    )
 
 
 def select(selector: str) -> tuple[list[Csf], bool]:

@@ -486,8 +486,49 @@ class Config:
         return 3 if self.loss == "abs_norm" else 1
 
 
-def scalars(units: list[Unit], n: int, cfg: Config) -> dict[Any, tuple[float | None, float]]:
-    """Every replicable scalar of one population as (value, error scale); None = undefined."""
+EPS = 2.220446049250313e-16
+
+
+def binary_losses(units: list[Unit], scale: int) -> bool | None:
+    """SPEC §9.3: are all of a population's losses 0 or 1 (None: it has no predicted item)?"""
+    return all(u.loss in (0, scale) for u in units) if units else None
+
+
+def interpolated(units: list[Unit], n: int, scale: int, binary: bool | None) -> float:
+    """fd-shifts' achievable AURC (SPEC §9.3) over the plateau points: for 0/1 losses the
+    lower hull of (0, 0) and (a_j, L_j) in exact integers, then the log-interpolated area."""
+    pts = working_points(units, n, scale, "plateau-trapezoid")
+    counts = [(p.k, round(p.gen * n)) for p in pts]
+    keep = list(range(len(pts)))
+    if binary:
+        hull: list[int] = [-1]
+        xy = [(0, 0), *counts]
+        for j in range(len(pts)):
+            while len(hull) >= 2:
+                (ox, oy), (ax, ay), (bx, by) = xy[hull[-2] + 1], xy[hull[-1] + 1], xy[j + 1]
+                if (ax - ox) * (by - oy) - (ay - oy) * (bx - ox) <= 0:
+                    hull.pop()
+                else:
+                    break
+            hull.append(j)
+        keep = hull[1:]
+    area, prev = 0.0, None
+    for j in keep:
+        c, e = pts[j].cov, pts[j].gen
+        if prev is None:
+            area += e
+        else:
+            c0, e0 = prev
+            area += (e - e0) + (e0 * c - e * c0) / (c - c0) * math.log(c / c0)
+        prev = (c, e)
+    return area
+
+
+def scalars(
+    units: list[Unit], n: int, cfg: Config, binary: bool | None = None
+) -> dict[Any, tuple[float | None, float]]:
+    """Every replicable scalar of one population as (value, error scale); None = undefined.
+    `binary`: whether the population's losses are 0/1 (a replicate inherits its population's)."""
     pts = working_points(units, n, cfg.scale, cfg.estimator)
     out: dict[Any, tuple[float | None, float]] = {}
     for name, v in areas(pts, n, cfg.area_c, cfg.estimator).items():
@@ -501,6 +542,22 @@ def scalars(units: list[Unit], n: int, cfg: Config) -> dict[Any, tuple[float | N
         assert m is not None
         out[f"{full}_optimal"] = (o, abs(o))
         out[f"e{full}"] = (m - o, abs(m) + abs(o))
+    # SPEC §9.3 (fd-shifts): E = L / N, Cmax = K / N, defined for 0/1 losses only
+    if binary is None:
+        binary = binary_losses(units, cfg.scale)
+    e = sum(u.loss for u in units) / cfg.scale / n if n else 0.0
+    cm = len(units) / n if n else 0.0
+    if binary:
+        pop = e + (cm - e) * math.log((cm - e + EPS) / cm) if units else 0.0
+        aurc = out["aurc_full"][0]
+        assert aurc is not None
+        out["aurc_optimal_population"] = (pop, abs(pop) + 1e-15)
+        out["eaurc_population"] = (aurc - pop, abs(aurc) + abs(pop) + 1e-15)
+    else:
+        out["aurc_optimal_population"] = (None, 0.0)
+        out["eaurc_population"] = (None, 0.0)
+    ach = interpolated(units, n, cfg.scale, binary) if units else 0.0
+    out["aurc_achievable_interpolated"] = (ach, abs(ach) + 1e-15)
     for c in cfg.grid:
         hit = mae_at(pts, n, c, cfg.estimator)
         out[("mae", key(c))] = (None, 0.0) if hit is None else (hit[1], abs(hit[1]))
@@ -552,6 +609,9 @@ def point_metrics(units: list[Unit], n: int, cfg: Config) -> dict[str, Any]:
         "eaurc": _tol(sc["eaurc"]),
         "eaugrc": _tol(sc["eaugrc"]),
         "aurc_achievable": Tol(ach, abs(ach)),
+        "aurc_optimal_population": _tol(sc["aurc_optimal_population"]),
+        "eaurc_population": _tol(sc["eaurc_population"]),
+        "aurc_achievable_interpolated": _tol(sc["aurc_achievable_interpolated"]),
         "interpretation": {
             "aurc_gap_pct": Tol(pct(aurc - opt, opt), pct(abs(aurc) + abs(opt), opt)),
             "augrc_gap_pct": Tol(
@@ -606,6 +666,9 @@ CI_KEYS = (
     "augrc_optimal",
     "eaurc",
     "eaugrc",
+    "aurc_optimal_population",
+    "eaurc_population",
+    "aurc_achievable_interpolated",
 )
 
 
@@ -753,7 +816,8 @@ def expected_artifact(
             units = [u for pid in pids for u in by_pid[pid]]
             m = point_metrics(units, n, cfg)
             point = scalars(units, n, cfg)
-            reps = [scalars([u for j in row for u in by_pid[pids[j]]], n, cfg) for row in rows]
+            binary = binary_losses(units, cfg.scale)
+            reps = [scalars([u for j in row for u in by_pid[pids[j]]], n, cfg, binary) for row in rows]
             if b > 0:
                 m["bootstrap"] = bootstrap_block(point, reps, cfg, seed)
             per_side.append((m, point, reps))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,11 @@ def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
                 "eaurc": 5 / 16,
                 "eaugrc": 3 / 64,
                 "aurc_achievable": 17 / 48,  # two points: the hull is the curve itself
+                # SPEC §9.3: losses 0, 0, 2 are not 0/1, so no population optimum, and every
+                # plateau point counts: E = 1/4 up to 1/4, then E(c)/c from (1/4, 1/4) to (3/8, 1/4)
+                "aurc_optimal_population": None,
+                "eaurc_population": None,
+                "aurc_achievable_interpolated": 0.25 * (1 + math.log(1.5)),
                 "interpretation": {"aurc_gap_pct": 750.0, "augrc_gap_pct": 300.0, "achievable_gain_pct": 0.0},
                 "aurc_at_c": {"requested": 0.5, "used": 3 / 8, "value": aurc},
                 "augrc_at_c": {"requested": 0.5, "used": 3 / 8, "value": augrc},

@@ -18,12 +18,14 @@ from riskcov.formats.phq8_json.validate import (
     INT64_MIN,
     ITEMS,
     MAX_DOUBLE,
+    RANGES,
     SCORE_MAX,
     SCORE_MIN,
     SIGNALS,
     FieldError,
     check_finite,
     finite,
+    in_range,
     items_map,
     score,
     show,
@@ -108,6 +110,8 @@ def add_participant(r: dict[str, Any], pid: int, cols: ExperimentColumns) -> Non
                 column.append(signal(INT, v, f"{field}.{key}"))
         for key, kind, column in other_columns:
             column.append(signal(kind, item_sig.get(key), f"{field}.{key}"))
+        for key in RANGES:
+            in_range(key, item_sig.get(key), f"{field}.{key}")
         sc["pid"].append(pid)
         sc["idx"].append(idx)
         sc["keys"].append(list(item_sig))

@@ -35,6 +35,8 @@ SIGNALS: dict[str, str] = {
 # columns that travel as a typed array plus a `<name>__null` mask
 NULL_MASKED = frozenset(k for k, kind in SIGNALS.items() if kind in (INT, FLOAT, BOOL))
 _SOURCES = {"llm", "keyword", "both"}
+# signals with a bounded scale (SPEC §2): a value outside is refused at ingest
+RANGES: dict[str, tuple[float, float]] = {"verbalized_confidence": (1.0, 5.0)}
 _INT_TEXT = re.compile(r"^-?\d+$")
 # DuckDB BIGINT, the widest integer column
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -128,6 +130,19 @@ def signal(kind: str, v: Any, field: str) -> Any:
         if x is not None and not is_number(x):
             raise FieldError(f"{field}[{i}] = {show(x)} is not a number or null")
     return [None if x is None else finite_float(x, f"{field}[{i}]") for i, x in enumerate(v)]
+
+
+def in_range(key: str, v: Any, field: str) -> None:
+    """Refuse a bounded signal (RANGES) outside its scale; null passes.
+
+    >>> in_range("verbalized_confidence", 0.5, "v")
+    Traceback (most recent call last):
+      ...
+    riskcov.formats.phq8_json.validate.FieldError: v = 0.5 is not in 1..5 or null
+    """
+    lo, hi = RANGES[key]
+    if v is not None and not lo <= v <= hi:
+        raise FieldError(f"{field} = {show(v)} is not in {lo:g}..{hi:g} or null")
 
 
 def finite_float(v: int | float, field: str) -> float:

@@ -1,0 +1,136 @@
+"""`riskcov calibrate`: fit a calibrator on the predicted items of one experiment (SPEC §11),
+report its metrics, store it in `calibrators` and write its artifact, in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from riskcov.calibration.artifact import TARGETS, FittedOn, Method, Target, to_json
+from riskcov.calibration.fit import fit, target_values
+from riskcov.calibration.metrics import before_after, calibration_metrics
+from riskcov.calibration.store import save, text
+from riskcov.calibration.to_sql import evaluate, feature_sql
+from riskcov.db import transaction
+from riskcov.errors import InputError, UsageError
+from riskcov.selection import Input, resolve
+
+# --method as typed -> the artifact's method
+METHODS: dict[str, Method] = {
+    "temperature": "temperature_scaling",
+    "temperature_scaling": "temperature_scaling",
+    "platt": "platt",
+    "logistic": "logistic",
+    "isotonic": "isotonic",
+}
+
+
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """What `riskcov calibrate` takes besides the warehouse."""
+
+    input: str
+    mode: str | None
+    method: str
+    features: list[str]
+    target: str = "correctness"
+    output: Path | None = None
+
+    def check(self) -> tuple[Method, Target]:
+        """Usage errors before any work is done; the artifact's method and target."""
+        if self.method not in METHODS:
+            raise UsageError(f"--method {self.method}: choose temperature, platt, logistic or isotonic")
+        if self.target not in TARGETS:
+            raise UsageError(f"--target {self.target}: choose {', '.join(TARGETS)}")
+        if not self.features or any(not f for f in self.features):
+            raise UsageError("--features: give signal names separated by commas, e.g. token_msp")
+        if len(set(self.features)) != len(self.features):
+            raise UsageError(f"--features {','.join(self.features)}: a name is given twice")
+        return METHODS[self.method], self.target
+
+
+@dataclass(frozen=True)
+class Calibrated:
+    """What `calibrate` produced: the stored id, the artifact and where it was written."""
+
+    calibrator_id: int
+    sha256: str
+    artifact: dict[str, Any]
+    path: Path | None
+
+
+def _rows(
+    con: duckdb.DuckDBPyConnection, inp: Input, features: list[str], method: Method
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """pred, gt and the feature matrix of the predicted items, in (participant, item) order."""
+    normalise = method == "temperature_scaling"
+    keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
+    for f in features:
+        feature_sql(f)  # a malformed name fails here, before it reaches SQL
+        (has,) = con.execute(
+            f"SELECT count(*) FROM items AS i LEFT JOIN item_signals AS s USING (experiment_id,"
+            f" participant_id, item_index) WHERE i.experiment_id = ? AND i.pred IS NOT NULL"
+            f" AND list_contains({keys}, '{f}')",
+            [inp.experiment_id],
+        ).fetchall()[0]
+        if has == 0:
+            raise InputError(
+                f"--features {f}: run {inp.run_id}, {inp.describe()} has no predicted item with signal {f}"
+            )
+    cols = ", ".join(f"{feature_sql(f, normalise=normalise)} AS f{j}" for j, f in enumerate(features))
+    # SPEC §11: temperature scaling of verbalized confidence leaves out items where it is null
+    skip_null = (
+        " AND s.verbalized_confidence IS NOT NULL"
+        if normalise and features == ["verbalized_confidence"]
+        else ""
+    )
+    rows = con.execute(
+        f"SELECT i.pred, i.gt, {cols} FROM items AS i LEFT JOIN item_signals AS s"
+        " USING (experiment_id, participant_id, item_index)"
+        f" WHERE i.experiment_id = ? AND i.pred IS NOT NULL{skip_null}"
+        " ORDER BY i.participant_id, i.item_index",
+        [inp.experiment_id],
+    ).fetchall()
+    if not rows:
+        raise InputError(f"run {inp.run_id}, {inp.describe()}: no predicted items to fit on")
+    data = np.array(rows, dtype=np.float64)
+    return data[:, 0], data[:, 1], data[:, 2:]
+
+
+def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibrated:
+    """Fit, measure, store and write; nothing is kept when anything fails."""
+    method, target = opts.check()
+    with transaction(con):
+        (inp,) = resolve(con, [opts.input], {"--mode": [opts.mode] if opts.mode else []})
+        if inp.per_sample:
+            raise UsageError(f"--input {opts.input}: calibrate fits on PHQ-8 runs (item signals)")
+        pred, gt, x = _rows(con, inp, opts.features, method)
+        y = target_values(pred, gt, target)
+        try:
+            cal = fit(method, opts.features, target, x, y)
+        except InputError as exc:
+            raise InputError(f"run {inp.run_id}, {inp.describe()}: {exc}") from exc
+        after = evaluate(con, cal, x)  # the SQL that evaluate runs, not a numpy twin of it
+        # ECE/NLL/Brier need a 0/1 outcome: near_correct for that target, else correctness
+        outcome = target_values(pred, gt, "near_correct" if target == "near_correct" else "correctness")
+        if x.shape[1] == 1:
+            metrics = before_after(con, x[:, 0], after, outcome)
+        else:
+            m = calibration_metrics(con, after, outcome)
+            metrics = {"n": m["n"], "n_bins": m["n_bins"]}
+            for key in ("ece", "nll", "brier", "auroc"):
+                metrics[f"{key}_before"] = None  # several features: no one raw confidence
+                metrics[f"{key}_after"] = m[key]
+        fitted_on = FittedOn(inp.run_id, inp.sha256, inp.mode or "", int(y.size))
+        doc = to_json(cal, fitted_on=fitted_on, metrics=metrics)
+        cid, sha = save(con, doc)
+        if opts.output is not None:
+            try:
+                opts.output.write_text(text(doc), encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"--output {opts.output}: cannot write: {exc.strerror}") from exc
+    return Calibrated(cid, sha, doc, opts.output)

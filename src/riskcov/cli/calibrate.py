@@ -1,0 +1,58 @@
+"""`riskcov calibrate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
+from riskcov.warehouse import open_warehouse
+
+
+def _show(value: object) -> str:
+    return "-" if value is None else f"{value:.6f}"
+
+
+@app.command()
+@guarded
+@publishes
+def calibrate(
+    input_: Annotated[
+        str, typer.Option("--input", help="Run file (ingested on the fly) or an ingested run_id.")
+    ],
+    method: Annotated[str, typer.Option(help="temperature, platt, logistic or isotonic.")],
+    features: Annotated[str, typer.Option(help="Signal names, comma-separated, e.g. token_msp.")],
+    mode: Annotated[str | None, typer.Option(help="Experiment mode of the run.")] = None,
+    target: Annotated[str, typer.Option(help="correctness, near_correct or loss.")] = "correctness",
+    output: Annotated[Path | None, typer.Option(help="Also write the calibrator JSON here.")] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Fit a calibrator (SPEC §11) on one experiment's predicted items and store it."""
+    from riskcov.calibration.command import CalibrateOptions
+    from riskcov.calibration.command import calibrate as fit_and_store
+
+    opts = CalibrateOptions(
+        input=input_,
+        mode=mode,
+        method=method,
+        features=[f.strip() for f in features.split(",")],
+        target=target,
+        output=output,
+    )
+    opts.check()  # usage errors before the warehouse is opened
+    with open_warehouse(warehouse) as con:
+        done = fit_and_store(con, opts)
+    doc = done.artifact
+    fitted = doc["fitted_on"]
+    typer.echo(
+        f"calibrator {done.calibrator_id}: {doc['method']} of {', '.join(doc['features'])} "
+        f"(target {doc['target']}) on run {fitted['run']}, mode {fitted['mode'] or '-'}, {fitted['n']} items"
+    )
+    if done.path is not None:
+        typer.echo(f"written to {done.path}")
+    m = doc["metrics"]
+    typer.echo(f"{'metric':<8}{'before':>12}{'after':>12}")
+    for key in ("ece", "nll", "brier", "auroc"):
+        typer.echo(f"{key:<8}{_show(m[f'{key}_before']):>12}{_show(m[f'{key}_after']):>12}")

@@ -1,0 +1,55 @@
+"""`riskcov csf add|list|remove`: the user's named confidence functions (SQL expressions)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
+from riskcov.warehouse import open_warehouse
+
+csf_app = typer.Typer(no_args_is_help=True, help="Your own confidence functions, as SQL expressions.")
+app.add_typer(csf_app, name="csf")
+
+
+@csf_app.command("add")
+@guarded
+@publishes
+def add(
+    name: Annotated[str, typer.Argument(help="a-z, 0-9 and _, starting with a letter.")],
+    expression: Annotated[str, typer.Argument(help="SQL over item_signals' signal columns.")],
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Store a CSF; it is usable in evaluate (by name, in all, in secondary:) and v_metrics."""
+    from riskcov.scoring import user_csf_store
+
+    with open_warehouse(warehouse) as con:
+        csf = user_csf_store.add(con, name, expression)
+    typer.echo(f"added csf {name}: {csf.expression}")
+
+
+@csf_app.command("list")
+@guarded
+def list_(warehouse: WarehouseOpt = None) -> None:
+    """The stored CSFs: name, expression, when added."""
+    from riskcov.scoring import user_csf_store
+
+    with open_warehouse(warehouse) as con:
+        rows = user_csf_store.listing(con)
+    if not rows:
+        typer.echo("no csfs yet: riskcov csf add NAME 'EXPR'")
+    for row in rows:
+        typer.echo(f"{row.name}\t{row.expression}\t{row.created_at}")
+
+
+@csf_app.command("remove")
+@guarded
+@publishes
+def remove(name: str, warehouse: WarehouseOpt = None) -> None:
+    """Delete a stored CSF (evaluations that used it keep their rows)."""
+    from riskcov.scoring import user_csf_store
+
+    with open_warehouse(warehouse) as con:
+        user_csf_store.remove(con, name)
+    typer.echo(f"removed csf {name}")

@@ -1,0 +1,65 @@
+"""`riskcov curve`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.cli.selection import (
+    DomainsOpt,
+    EstimatorOpt,
+    ExperimentSeedsOpt,
+    IntersectionOpt,
+    LossOpt,
+    MethodsOpt,
+    ModesOpt,
+    SplitsOpt,
+)
+from riskcov.warehouse import open_warehouse
+
+
+@app.command()
+@guarded
+def curve(
+    runs: Annotated[list[str], typer.Argument(help="One run (file or run_id), or two to compare.")],
+    output: Annotated[Path, typer.Option(help="File to write.", show_default=False)],
+    points: Annotated[int, typer.Option(help="Coverages per curve, 0..Cmax.")] = 201,
+    fmt: Annotated[str, typer.Option("--format", help="csv, parquet or json.")] = "csv",
+    modes: ModesOpt = None,
+    methods: MethodsOpt = None,
+    experiment_seeds: ExperimentSeedsOpt = None,
+    splits: SplitsOpt = None,
+    domains: DomainsOpt = None,
+    loss: LossOpt = None,
+    confidence: Annotated[str, typer.Option(help="default, all, a CSF name, or secondary:...")] = "default",
+    estimator: EstimatorOpt = "plateau-trapezoid",
+    intersection_only: IntersectionOpt = False,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """RC curves at K coverages (first working point with coverage >= c), nothing stored."""
+    from riskcov.options import Options
+    from riskcov.report.curve_export import check_format, curve_rows, write
+
+    check_format(fmt)
+    opts = Options(
+        inputs=runs,
+        modes=modes or [],
+        methods=methods or [],
+        seeds=experiment_seeds or [],
+        splits=splits or [],
+        domains=domains or [],
+        loss=loss,
+        confidence=confidence,
+        bootstrap_resamples=0,
+        intersection_only=intersection_only,
+        estimator=estimator,
+        curve_points=points,
+    )
+    opts.check()
+    with open_warehouse(warehouse) as con:
+        rows = curve_rows(con, opts, points)
+    write(rows, fmt, output)
+    typer.echo(f"wrote {output}: {len(rows)} rows")

@@ -1,0 +1,110 @@
+"""`riskcov plot` (PNG/SVG curves, needs the `plot` extra) and `riskcov report` (an HTML page)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.cli.selection import (
+    DomainsOpt,
+    EstimatorOpt,
+    ExperimentSeedsOpt,
+    InputsOpt,
+    IntersectionOpt,
+    LossOpt,
+    MethodsOpt,
+    ModesOpt,
+    SplitsOpt,
+)
+from riskcov.errors import UsageError
+from riskcov.warehouse import open_warehouse
+
+
+@app.command()
+@guarded
+def plot(
+    output: Annotated[Path, typer.Option(help="Picture to write: a .png or .svg file.", show_default=False)],
+    inputs: InputsOpt = None,
+    modes: ModesOpt = None,
+    methods: MethodsOpt = None,
+    experiment_seeds: ExperimentSeedsOpt = None,
+    splits: SplitsOpt = None,
+    domains: DomainsOpt = None,
+    loss: LossOpt = None,
+    confidence: Annotated[
+        list[str] | None,
+        typer.Option(help="default, all, a CSF name or secondary:...; repeat for more.", show_default=False),
+    ] = None,
+    estimator: EstimatorOpt = "plateau-trapezoid",
+    ci: Annotated[bool, typer.Option("--ci", help="Shade the pointwise 95% bootstrap band.")] = False,
+    bootstrap_resamples: Annotated[int, typer.Option(help="Resamples of the --ci band.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed of the --ci band.")] = 42,
+    intersection_only: IntersectionOpt = False,
+    from_artifact: Annotated[
+        Path | None, typer.Option(help="Draw an artifact's curves instead of evaluating.", show_default=False)
+    ] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """RC and generalized-risk curves, one line per CSF (and input), Cmax marked."""
+    from riskcov import plot as plotting
+
+    if from_artifact is not None:
+        if inputs:
+            raise UsageError("give --input or --from-artifact, not both")
+        if ci:
+            raise UsageError("--ci needs --input: an artifact holds no replicate curves")
+        plotting.plot_artifact(from_artifact, output)
+    else:
+        from riskcov.options import Options
+        from riskcov.report.curves import check
+
+        if not inputs:
+            raise UsageError("give --input RUN (once, or twice to compare) or --from-artifact A.json")
+        opts = Options(
+            inputs=inputs,
+            modes=modes or [],
+            methods=methods or [],
+            seeds=experiment_seeds or [],
+            splits=splits or [],
+            domains=domains or [],
+            loss=loss,
+            estimator=estimator,
+            bootstrap_resamples=bootstrap_resamples,
+            seed=seed,
+            intersection_only=intersection_only,
+        )
+        check(opts, ci)
+        plotting.check_output(output)
+        plotting.require_matplotlib()
+        with open_warehouse(warehouse) as con:
+            plotting.plot_run(con, opts, confidence or [], ci, output)
+    typer.echo(f"wrote {output}")
+
+
+@app.command()
+@guarded
+def report(
+    output: Annotated[Path, typer.Option(help="HTML file to write.", show_default=False)],
+    evaluation: Annotated[
+        int | None, typer.Option(help="A stored evaluation's id (the evaluations table).", show_default=False)
+    ] = None,
+    artifact: Annotated[
+        Path | None, typer.Option(help="An artifact JSON written by riskcov evaluate.", show_default=False)
+    ] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """One self-contained HTML page: population, metrics with CIs, paired deltas, curves."""
+    from riskcov.report import html, report_data
+
+    if (evaluation is None) == (artifact is None):
+        raise UsageError("give one of --evaluation ID or --artifact A.json")
+    if artifact is not None:
+        data = report_data.from_artifact(report_data.load_artifact(artifact), str(artifact))
+    else:
+        with open_warehouse(warehouse) as con:
+            data = report_data.from_evaluation(con, evaluation or 0)
+    html.report_file(data, output)
+    typer.echo(f"wrote {output}")

@@ -1,0 +1,45 @@
+"""The options that pick what is evaluated, shared by `evaluate`, `plot` and `curve`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+InputsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--input",
+        help="Run file (ingested on the fly) or an ingested run_id; twice to compare.",
+        show_default=False,
+    ),
+]
+ModesOpt = Annotated[
+    list[str] | None,
+    typer.Option("--mode", help="PHQ-8 experiment mode: once for all inputs or once per input."),
+]
+MethodsOpt = Annotated[
+    list[str] | None,
+    typer.Option("--method", help="Per-sample experiment method (once, or once per input)."),
+]
+ExperimentSeedsOpt = Annotated[
+    list[str] | None,
+    typer.Option("--experiment-seed", help="Per-sample experiment seed (--seed is the bootstrap's)."),
+]
+SplitsOpt = Annotated[
+    list[str] | None, typer.Option("--split", help="Per-sample experiment split, e.g. test.")
+]
+DomainsOpt = Annotated[
+    list[str] | None, typer.Option("--domain", help="Per-sample experiment domain, id or ood.")
+]
+LossOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="abs or abs_norm (PHQ-8; default abs_norm), given (per-sample; the default).",
+        show_default=False,
+    ),
+]
+EstimatorOpt = Annotated[str, typer.Option(help="plateau-trapezoid, item-step or item-trapezoid.")]
+IntersectionOpt = Annotated[
+    bool, typer.Option("--intersection-only", help="Paired: compare the overlapping participants.")
+]

@@ -1,0 +1,106 @@
+"""RC curves as plot lines: from an artifact, from stored evaluation rows, or evaluated afresh
+(the same SQL as `riskcov evaluate`, with optional bootstrap bands), for plots and reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import duckdb
+
+from riskcov.errors import UsageError
+from riskcov.metrics.curve_band import Band, BandCollector
+from riskcov.options import Options
+
+
+@dataclass
+class Line:
+    """One RC curve: its working points (plateau order), Cmax and optional bootstrap band."""
+
+    label: str
+    coverage: list[float]
+    selective_risk: list[float]
+    generalized_risk: list[float]
+    cmax: float
+    band: Band | None = None
+
+
+def input_names(inputs: list[dict[str, Any]]) -> list[str]:
+    """Short names telling the inputs apart: run ids when they differ, then modes.
+
+    >>> input_names([{"run_id": "r", "mode": "zero_shot"}, {"run_id": "r", "mode": "few_shot"}])
+    ['zero_shot', 'few_shot']
+    >>> input_names([{"run_id": "a", "mode": None}])
+    ['a']
+    """
+    names = [""] * len(inputs)
+    for key in ("run_id", "mode"):
+        values = [str(i.get(key)) if i.get(key) is not None else "" for i in inputs]
+        if len(set(values)) > 1 or len(inputs) == 1:
+            names = [f"{n} {v}".strip() for n, v in zip(names, values, strict=True)]
+    return [n or f"input_{k}" for k, n in enumerate(names)]
+
+
+def _line(label: str, curve: dict[str, list[float]], cmax: float) -> Line:
+    return Line(
+        label, list(curve["coverage"]), list(curve["selective_risk"]), list(curve["generalized_risk"]), cmax
+    )
+
+
+def lines_from_artifact(art: dict[str, Any]) -> list[Line]:
+    """One line per CSF, or per CSF and input when the artifact is paired."""
+    paired = art["comparison"]["enabled"]
+    names = input_names(art["inputs"])
+    lines = []
+    for csf, entry in art["confidence_variants"].items():
+        if not paired:
+            lines.append(_line(csf, entry["curve"], entry["cmax"]))
+            continue
+        for k, name in enumerate(names):
+            m = entry[f"input_{k}"]
+            lines.append(_line(f"{csf} · {name}", m["curve"], m["cmax"]))
+    return lines
+
+
+def check(opts: Options, ci: bool) -> None:
+    """Usage errors of a plot (`opts.bootstrap_resamples` only counts with `ci`), before any work."""
+    if ci and opts.bootstrap_resamples < 2:
+        raise UsageError(f"--ci needs --bootstrap-resamples >= 2, not {opts.bootstrap_resamples}")
+    if ci and opts.estimator != "plateau-trapezoid":
+        raise UsageError(f"--ci: bootstrap bands need --estimator plateau-trapezoid, not {opts.estimator}")
+    replace(opts, bootstrap_resamples=opts.bootstrap_resamples if ci else 0).check()
+
+
+def evaluated_lines(
+    con: duckdb.DuckDBPyConnection, opts: Options, confidences: list[str], ci: bool
+) -> list[Line]:
+    """Evaluate once per --confidence value and return its lines (with bands when `ci`); the
+    warehouse is left as it was (inputs ingested on the fly are rolled back)."""
+    from riskcov.evaluate import run
+
+    check(opts, ci)
+    lines: list[Line] = []
+    seen: set[str] = set()
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for confidence in confidences or ["default"]:
+            one = replace(
+                opts, confidence=confidence, bootstrap_resamples=opts.bootstrap_resamples if ci else 0
+            )
+            collector = BandCollector(one.bootstrap_resamples + 1) if ci else None
+            art = run(con, one, after_chunk=collector).artifact
+            bands = collector.bands() if collector else {}
+            for key, line in zip(line_keys(art), lines_from_artifact(art), strict=True):
+                if line.label not in seen:
+                    seen.add(line.label)
+                    line.band = bands.get(key)
+                    lines.append(line)
+    finally:
+        con.execute("ROLLBACK")
+    return lines
+
+
+def line_keys(art: dict[str, Any]) -> list[tuple[str, int]]:
+    """(csf, input number) of each line of lines_from_artifact, in its order."""
+    inputs = range(2) if art["comparison"]["enabled"] else range(1)
+    return [(csf, k) for csf in art["confidence_variants"] for k in inputs]

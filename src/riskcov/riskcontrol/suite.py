@@ -1,0 +1,220 @@
+"""`riskcov risk-control` (SPEC §10): per method and seed, the certified, uncertified and CRC
+thresholds fit on the cal split and applied on the test split, and per (method, alpha, rule)
+the violation rate over the seeds; the rows are stored with the command's options."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from riskcov.db import transaction
+from riskcov.errors import InputError, UsageError
+from riskcov.report.artifact import write
+from riskcov.riskcontrol import experiments as ex
+from riskcov.riskcontrol import rules
+from riskcov.riskcontrol.bounds import BOUNDS, check_level, check_losses
+from riskcov.riskcontrol.store import record_command
+
+RULES = ("certified", "uncertified", "crc")
+RESULT_COLUMNS = (
+    "method",
+    "seed",
+    "rule",
+    "alpha",
+    "csf",
+    "cal_experiment_id",
+    "test_experiment_id",
+    "threshold",
+    "cal_coverage",
+    "cal_risk",
+    "coverage",
+    "risk",
+    "generalized_risk",
+    "accepted",
+    "violated",
+    "violated_margin",
+)
+
+
+@dataclass
+class Options:
+    """The command's flags; `check` refuses bad ones before the warehouse is opened."""
+
+    inputs: list[str] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    alphas: list[float] = field(default_factory=lambda: [0.05, 0.1, 0.15, 0.2])
+    delta: float = 0.1
+    bound: str = "hoeffding-bentkus"
+    procedure: str = "fixed-sequence"
+    candidates: int = 20
+    cal_split: str = "cal"
+    test_split: str = "test"
+    violation_margin: float | None = None
+    confidence: str | None = None
+
+    def check(self) -> None:
+        if not self.inputs:
+            raise UsageError("--input is required (a per-sample run file or an ingested run_id)")
+        if not self.alphas:
+            raise UsageError("--alpha needs at least one value")
+        if len(set(self.alphas)) != len(self.alphas):
+            raise UsageError(f"--alpha {','.join(map(str, self.alphas))}: a value is repeated")
+        for a in self.alphas:
+            check_level("alpha", a)
+        check_level("delta", self.delta)
+        if self.bound not in BOUNDS:
+            raise UsageError(f"--bound {self.bound}: expected one of {', '.join(BOUNDS)}")
+        if self.procedure not in rules.PROCEDURES:
+            raise UsageError(f"--procedure {self.procedure}: expected one of {', '.join(rules.PROCEDURES)}")
+        if self.candidates < 1:
+            raise UsageError(f"--candidates must be a positive integer, got {self.candidates}")
+        if self.cal_split == self.test_split:
+            raise UsageError(f"--cal-split and --test-split are both {self.cal_split}; they must differ")
+        if self.violation_margin is not None and not self.violation_margin >= 0:
+            raise UsageError(f"--violation-margin must be >= 0, got {self.violation_margin!r}")
+
+    def recorded(self) -> dict[str, Any]:
+        """The options as stored and reported (inputs are reported as run_ids apart)."""
+        return {k: v for k, v in asdict(self).items() if k != "inputs"}
+
+
+def pairs(
+    found: list[ex.Experiment], first: str, second: str, domain: str = "id"
+) -> dict[tuple[str, int], tuple[ex.Experiment, ex.Experiment]]:
+    """(method, seed) -> its experiments of split/domain `first` and `second`; a seed with one
+    but not the other is refused, naming what is missing."""
+    by: dict[tuple[str, int], dict[str, ex.Experiment]] = {}
+    for e in found:
+        if e.key.domain == domain and e.key.split in (first, second):
+            by.setdefault((e.key.method, e.key.seed), {})[e.key.split] = e
+    if not by:
+        raise InputError(f"the inputs have no {domain} experiment with split {first} or {second}")
+    out = {}
+    for (method, seed), splits in sorted(by.items()):
+        for split in (first, second):
+            if split not in splits:
+                raise InputError(
+                    f"method {method} seed {seed} has an {domain} experiment in split "
+                    f"{second if split == first else first} but none in split {split}"
+                )
+        out[(method, seed)] = (splits[first], splits[second])
+    return out
+
+
+def _loaded(con: duckdb.DuckDBPyConnection, e: ex.Experiment, csf: str, bound: str) -> ex.Samples:
+    data = ex.load(con, e, csf)
+    try:
+        check_losses(data.loss, bound)
+    except InputError as exc:
+        raise ex.named(e, exc) from None
+    return data
+
+
+def _choose(points: rules.Points, rule: str, alpha: float, opts: Options) -> rules.Choice:
+    if rule == "certified":
+        return rules.certify(points, alpha, opts.delta, opts.bound, opts.procedure, opts.candidates)
+    if rule == "uncertified":
+        return rules.uncertified(points, alpha)
+    return rules.crc(points, alpha)
+
+
+def seed_rows(
+    con: duckdb.DuckDBPyConnection,
+    found: list[ex.Experiment],
+    csf: str,
+    opts: Options,
+    wanted: tuple[str, ...] = RULES,
+) -> list[dict[str, Any]]:
+    """One row per (method, seed, alpha, rule): the cal choice and its test outcome."""
+    rows = []
+    for (method, seed), (cal_e, test_e) in pairs(found, opts.cal_split, opts.test_split).items():
+        cal, test = _loaded(con, cal_e, csf, opts.bound), _loaded(con, test_e, csf, opts.bound)
+        try:
+            points = rules.working_points(cal.confidence, cal.loss, cal.abstained)
+        except InputError as exc:
+            raise ex.named(cal_e, exc) from None
+        for alpha in opts.alphas:
+            for rule in wanted:
+                choice = _choose(points, rule, alpha, opts)
+                got = rules.apply(choice.threshold, test.confidence, test.loss, test.abstained)
+                rows.append(
+                    {
+                        "method": method,
+                        "seed": seed,
+                        "rule": rule,
+                        "alpha": alpha,
+                        "csf": csf,
+                        "cal_experiment_id": cal_e.experiment_id,
+                        "test_experiment_id": test_e.experiment_id,
+                        "threshold": choice.threshold,
+                        "cal_coverage": choice.coverage,
+                        "cal_risk": choice.risk,
+                        "coverage": got.coverage,
+                        "risk": got.risk,
+                        "generalized_risk": got.generalized_risk,
+                        "accepted": got.accepted,
+                    }
+                )
+    return rows
+
+
+def summarise(
+    rows: list[dict[str, Any]], margin: float | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Rows sorted by (method, alpha, rule, seed) with `violated` / `violated_margin` set, and
+    the violation summary of every (method, alpha, rule) group (rules.violation_summary)."""
+    groups: dict[tuple[str, float, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["method"], r["alpha"], r["rule"]), []).append(r)
+    out_rows, summary = [], []
+    for method, alpha, rule in sorted(groups, key=lambda g: (g[0], g[1], RULES.index(g[2]))):
+        group = sorted(groups[(method, alpha, rule)], key=lambda r: r["seed"])
+        outcomes = [
+            rules.SeedOutcome(r["seed"], r["coverage"], r["risk"], r["generalized_risk"]) for r in group
+        ]
+        s = rules.violation_summary(outcomes, alpha, rule, margin)
+        for r, d in zip(group, s.pop("details"), strict=True):
+            out_rows.append({**r, "violated": d["violated"], "violated_margin": d["violated_margin"]})
+        summary.append({"method": method, **s})
+    return out_rows, summary
+
+
+def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
+    """The command's document (rows and summary), computed without storing anything."""
+    opts.check()
+    found = ex.resolve(con, opts.inputs, opts.methods)
+    chosen = [e for e in found if e.key.domain == "id" and e.key.split in (opts.cal_split, opts.test_split)]
+    pairs(found, opts.cal_split, opts.test_split)  # what is missing, before which column to read
+    csf = ex.choose_csf(con, chosen, opts.confidence)
+    rows, summary = summarise(seed_rows(con, found, csf, opts), opts.violation_margin)
+    return {
+        "command": "risk-control",
+        "inputs": sorted({e.run_id for e in chosen}),
+        "csf": csf,
+        "options": opts.recorded(),
+        "rows": rows,
+        "summary": summary,
+    }
+
+
+def risk_control_and_store(
+    con: duckdb.DuckDBPyConnection, opts: Options, output: Path | None = None
+) -> dict[str, Any]:
+    """risk_control, its rows stored under a new command id, in one transaction (files given as
+    --input are ingested in it too: on any error the warehouse is left as it was)."""
+    opts.check()
+    with transaction(con):
+        doc = risk_control(con, opts)
+        command_id = record_command(con, "risk-control", doc["inputs"], doc["options"])
+        con.executemany(
+            f"INSERT INTO risk_control_results (command_id, {', '.join(RESULT_COLUMNS)}) "
+            f"VALUES (?, {', '.join('?' for _ in RESULT_COLUMNS)})",
+            [[command_id, *(r[c] for c in RESULT_COLUMNS)] for r in doc["rows"]],
+        )
+        full = {"command_id": command_id, **doc}
+        if output is not None:  # last, inside the transaction: no file unless stored, and vice versa
+            write(full, output)
+    return full
