@@ -69,7 +69,8 @@ def test_csv_export_has_a_header_and_the_same_bytes_twice(example_warehouse, run
     lines = first.decode().splitlines()
     assert lines[0] == (
         "run_id,run_timestamp,experiment_id,mode,method,seed,split,domain,csf,loss,cmax,aurc_full,"
-        "augrc_full,aurc_optimal,augrc_optimal,eaurc,eaugrc,area_coverage,aurc_at_c,augrc_at_c,n_points"
+        "augrc_full,aurc_optimal,augrc_optimal,eaurc,eaugrc,area_coverage,aurc_at_c,augrc_at_c,n_points,"
+        "aurc_optimal_population,eaurc_population,prob_ece,prob_nll,prob_brier"
     )
     assert len(lines) == 53
     assert lines[1].split(",")[:11] == [
@@ -93,8 +94,9 @@ def test_unknown_table_is_refused_with_the_valid_names(example_warehouse, run_cl
     result = run_cli(["export", "runs", "nope", "--out", out, "--warehouse", example_warehouse])
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        "error: unknown table nope; valid tables: evaluation_curves, evaluation_metrics, evaluations, "
-        "experiments, item_signals, items, metrics, participants, rc_points, runs, sample_scores, samples\n"
+        "error: unknown table nope; valid tables: calibrators, command_runs, evaluation_curves, "
+        "evaluation_metrics, evaluations, experiments, item_signals, items, metrics, ood_results, "
+        "participants, rc_points, risk_control_results, runs, sample_scores, samples, user_csfs\n"
     )
     assert not out.exists()
 
