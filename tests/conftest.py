@@ -34,6 +34,15 @@ SNAPSHOT_QUERIES = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _no_auto_publish(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing commands skip the BI snapshot (RISKCOV_PUBLISH=0), for speed and so their
+    stderr is only their own; subprocesses inherit it. tests/functional/test_publish.py
+    turns it back on where it tests publishing."""
+    monkeypatch.setenv("RISKCOV_PUBLISH", "0")
+    monkeypatch.delenv("RISKCOV_BI_PATH", raising=False)
+
+
 @pytest.fixture(scope="session")
 def mk() -> Any:
     """scripts/make_example.py as a module (the synthetic run generator)."""

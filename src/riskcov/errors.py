@@ -31,3 +31,15 @@ class MigrationError(RiskcovError):
 
 class MissingExtraError(RiskcovError):
     """An optional extra (e.g. matplotlib for `riskcov plot`) is not installed (exit 1)."""
+
+
+class PublishError(RiskcovError):
+    """The command's work is stored, but the BI snapshot could not be refreshed (exit 5)."""
+
+    exit_code = 5
+
+
+class PublishInterrupted(PublishError):
+    """Ctrl-C while publishing after the command's work was stored (exit 130)."""
+
+    exit_code = 130

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli import calibrate, csf, curve, evaluate, ingest, plot, riskcontrol, warehouse
+from riskcov.cli import calibrate, csf, curve, evaluate, export, ingest, plot, publish, riskcontrol, warehouse
 from riskcov.cli.app import app
 
 
@@ -46,9 +46,11 @@ __all__ = [
     "csf",
     "curve",
     "evaluate",
+    "export",
     "ingest",
     "main",
     "plot",
+    "publish",
     "riskcontrol",
     "warehouse",
 ]

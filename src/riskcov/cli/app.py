@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -61,6 +62,17 @@ WarehouseOpt = Annotated[
     ),
 ]
 T = TypeVar("T")
+NoPublishOpt = Annotated[
+    bool,
+    typer.Option("--no-publish", help="Do not refresh the BI snapshot afterwards (also RISKCOV_PUBLISH=0)."),
+]
+
+
+class _NotWritten:
+    """What a @publishes command returns when it wrote nothing (no snapshot is due)."""
+
+
+NOT_WRITTEN = _NotWritten()
 
 
 def err(message: str) -> None:
@@ -92,6 +104,52 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             raise typer.Exit(INTERNAL_ERROR) from None
 
     return wrapper
+
+
+def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
+    """Opt a writing command into the BI snapshot: one line, `@publishes` under `@guarded`.
+
+    Adds --no-publish; once the command has finished (an exit code of its own included: ingest
+    stores the good files of a bad batch) publishes the snapshot of its `warehouse` argument,
+    unless --no-publish, RISKCOV_PUBLISH=0, or the command returned NOT_WRITTEN (e.g. a --list).
+    An error raised by the command itself (nothing stored) publishes nothing."""
+    from riskcov.publish import auto_publish_enabled
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, no_publish: bool = False, **kwargs: Any) -> None:
+        try:
+            outcome = fn(*args, **kwargs)
+        except typer.Exit:
+            if auto_publish_enabled(no_publish):
+                _publish_after(kwargs.get("warehouse"))
+            raise
+        if outcome is not NOT_WRITTEN and auto_publish_enabled(no_publish):
+            _publish_after(kwargs.get("warehouse"))
+
+    signature = inspect.signature(fn, eval_str=True)
+    extra = inspect.Parameter(
+        "no_publish", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=NoPublishOpt
+    )
+    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*signature.parameters.values(), extra]
+    )
+    return wrapper
+
+
+def _publish_after(warehouse: Path | None) -> None:
+    from riskcov.errors import PublishError, PublishInterrupted
+    from riskcov.publish import publish_snapshot, resolve_target
+    from riskcov.warehouse import open_warehouse, resolve_path
+
+    stale = "the warehouse is updated but the BI snapshot is not"
+    try:
+        with open_warehouse(warehouse) as con:
+            done = publish_snapshot(con, resolve_target(None, resolve_path(warehouse)))
+    except RiskcovError as exc:
+        raise PublishError(f"{stale}: {exc}") from exc
+    except KeyboardInterrupt:  # not guarded's "nothing was stored": the command's work was
+        raise PublishInterrupted(f"interrupted; {stale} (riskcov publish)") from None
+    typer.echo(done.summary(), err=True)
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
 from riskcov.warehouse import open_warehouse
 
 
@@ -17,6 +17,7 @@ def _show(value: object) -> str:
 
 @app.command()
 @guarded
+@publishes
 def calibrate(
     input_: Annotated[
         str, typer.Option("--input", help="Run file (ingested on the fly) or an ingested run_id.")

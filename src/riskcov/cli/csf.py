@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
 from riskcov.warehouse import open_warehouse
 
 csf_app = typer.Typer(no_args_is_help=True, help="Your own confidence functions, as SQL expressions.")
@@ -15,6 +15,7 @@ app.add_typer(csf_app, name="csf")
 
 @csf_app.command("add")
 @guarded
+@publishes
 def add(
     name: Annotated[str, typer.Argument(help="a-z, 0-9 and _, starting with a letter.")],
     expression: Annotated[str, typer.Argument(help="SQL over item_signals' signal columns.")],
@@ -44,6 +45,7 @@ def list_(warehouse: WarehouseOpt = None) -> None:
 
 @csf_app.command("remove")
 @guarded
+@publishes
 def remove(name: str, warehouse: WarehouseOpt = None) -> None:
     """Delete a stored CSF (evaluations that used it keep their rows)."""
     from riskcov.scoring import user_csf_store

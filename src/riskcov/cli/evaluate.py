@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, floats, guarded, stderr_bar
+from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes, stderr_bar
 from riskcov.cli.selection import (
     DomainsOpt,
     EstimatorOpt,
@@ -24,6 +24,7 @@ from riskcov.warehouse import open_warehouse
 
 @app.command()
 @guarded
+@publishes
 def evaluate(
     inputs: InputsOpt = None,
     modes: ModesOpt = None,

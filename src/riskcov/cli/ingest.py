@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, err, guarded, stderr_bar
+from riskcov.cli.app import WarehouseOpt, app, err, guarded, publishes, stderr_bar
 from riskcov.formats import IngestOptions
 from riskcov.ingest import expand_paths, ingest_paths
 from riskcov.warehouse import open_warehouse
@@ -15,6 +15,7 @@ from riskcov.warehouse import open_warehouse
 
 @app.command()
 @guarded
+@publishes
 def ingest(
     paths: Annotated[
         list[Path],

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, floats, guarded
+from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes
 from riskcov.errors import UsageError
 from riskcov.warehouse import open_warehouse
 
@@ -51,6 +51,7 @@ def _need(flag: str, values: list[float] | None) -> list[float]:
 
 @app.command("risk-control")
 @guarded
+@publishes
 def risk_control(
     inputs: InputsOpt = None,
     methods: MethodsOpt = None,
@@ -95,6 +96,7 @@ def risk_control(
 
 @app.command("ood")
 @guarded
+@publishes
 def ood(
     inputs: InputsOpt = None,
     methods: MethodsOpt = None,
@@ -132,6 +134,7 @@ FORMATS = ("table", "markdown", "csv", "json")
 
 @app.command("compare")
 @guarded
+@publishes
 def compare(
     inputs: InputsOpt = None,
     methods: MethodsOpt = None,

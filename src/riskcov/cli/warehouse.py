@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.cli.app import NOT_WRITTEN, WarehouseOpt, app, guarded, publishes
 from riskcov.runs import list_runs
 from riskcov.warehouse import open_warehouse
 
@@ -60,10 +60,11 @@ def runs(
 
 @app.command()
 @guarded
+@publishes
 def migrate(
     list_only: Annotated[bool, typer.Option("--list", help="Show migrations; write nothing.")] = False,
     warehouse: WarehouseOpt = None,
-) -> None:
+) -> object:
     """Apply pending schema migrations (opening the warehouse does it too)."""
     from riskcov import migrations
     from riskcov.warehouse import connect, resolve_path
@@ -79,7 +80,7 @@ def migrate(
         finally:
             if con is not None:
                 con.close()
-        return
+        return NOT_WRITTEN
     con = connect(path)
     try:
         applied = migrations.migrate(con, known)
@@ -89,3 +90,4 @@ def migrate(
         typer.echo(f"applied {m.version:04d}_{m.name}")
     if not applied:
         typer.echo("up to date")
+    return None

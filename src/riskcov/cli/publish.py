@@ -1,0 +1,31 @@
+"""`riskcov publish`: the read-only BI snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.publish import publish_snapshot, resolve_target
+from riskcov.warehouse import open_warehouse, resolve_path
+
+
+@app.command()
+@guarded
+def publish(
+    to: Annotated[
+        Path | None,
+        typer.Option(
+            "--to",
+            help="Snapshot file (default $RISKCOV_BI_PATH, else riskcov-bi.duckdb beside the warehouse).",
+            show_default=False,
+        ),
+    ] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Write the BI snapshot (tables, views, materialised metrics and rc_points) and swap it in."""
+    with open_warehouse(warehouse) as con:
+        done = publish_snapshot(con, resolve_target(to, resolve_path(warehouse)))
+    typer.echo(done.summary())

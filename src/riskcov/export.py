@@ -1,0 +1,94 @@
+"""Every warehouse table and materialised metric table as Parquet or CSV files, in key order."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from riskcov.db import one
+from riskcov.errors import RiskcovError, UsageError
+from riskcov.publish import MATERIALISED, bi_sql
+
+FORMATS = {"parquet": "FORMAT parquet", "csv": "FORMAT csv, HEADER true"}
+# bookkeeping of the warehouse itself, not data
+INTERNAL_TABLES = ("schema_migrations", "warehouse_meta")
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One written file and its row count."""
+
+    table: str
+    rows: int
+    path: Path
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def exportable(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each exportable table's name and its query, ordered by the table's primary key."""
+    keys = {
+        str(t): [str(c) for c in cols]
+        for t, cols in con.execute(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+            "WHERE database_name = current_database() AND schema_name = 'main' "
+            "AND constraint_type = 'PRIMARY KEY'"
+        ).fetchall()
+    }
+    tables = [
+        str(r[0])
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND schema_name = 'main' ORDER BY table_name"
+        ).fetchall()
+        if r[0] not in INTERNAL_TABLES
+    ]
+    queries: dict[str, str] = {}
+    for table in tables:
+        # a table without a key: equal rows are identical, so sorting by every column is total
+        order = ", ".join(_quote(c) for c in keys[table]) if table in keys else "ALL"
+        queries[table] = f"SELECT * FROM {_quote(table)} ORDER BY {order}"
+    for name in MATERIALISED:
+        queries[name] = bi_sql(name)
+    return dict(sorted(queries.items()))
+
+
+def check_format(fmt: str) -> None:
+    """Refuse a format other than parquet or csv (before the warehouse is opened).
+
+    >>> check_format("xlsx")
+    Traceback (most recent call last):
+    riskcov.errors.UsageError: --format xlsx: give parquet or csv
+    """
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt}: give parquet or csv")
+
+
+def export_tables(con: duckdb.DuckDBPyConnection, fmt: str, out: Path, tables: list[str]) -> list[Exported]:
+    """Write `tables` (all when empty) to out/<table>.<fmt>, each through a temporary file."""
+    check_format(fmt)
+    queries = exportable(con)
+    unknown = [t for t in tables if t not in queries]
+    if unknown:
+        raise UsageError(f"unknown table {unknown[0]}; valid tables: {', '.join(queries)}")
+    chosen = list(dict.fromkeys(tables)) or list(queries)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for table in chosen:
+        path = out / f"{table}.{fmt}"
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        literal = "'" + str(tmp).replace("'", "''") + "'"
+        try:
+            row = one(con.execute(f"COPY ({queries[table]}) TO {literal} ({FORMATS[fmt]})"))
+            os.replace(tmp, path)
+        except (duckdb.Error, OSError) as exc:
+            raise RiskcovError(f"export {path}: {(str(exc).splitlines() or [''])[0]}") from exc
+        finally:
+            tmp.unlink(missing_ok=True)  # gone after the rename; a leftover only after an error
+        written.append(Exported(table, int(row[0]) if row else 0, path))
+    return written

@@ -1,0 +1,291 @@
+"""`riskcov publish` and the auto-publish of writing commands: the BI snapshot's content, its
+atomic swap under a reader process, the opt-outs and the failures that leave it untouched."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from riskcov.publish import bi_sql
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO_ROOT / "examples" / "example_run.json"
+ON = {"RISKCOV_PUBLISH": "1"}
+EXAMPLE_SUMMARY = "metrics 52 rows, rc_points 4844 rows"
+# a BI client: counts runs, evaluations and metrics, again on the same connection after a line
+# on stdin, then once more on a new connection
+READER = (
+    "import sys, duckdb\n"
+    "COUNTS = 'SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM evaluations), "
+    "(SELECT count(*) FROM metrics)'\n"
+    "con = duckdb.connect(sys.argv[1], read_only=True)\n"
+    "print(con.execute(COUNTS).fetchone(), flush=True)\n"
+    "sys.stdin.readline()\n"
+    "print(con.execute(COUNTS).fetchone(), flush=True)\n"
+    "con.close()\n"
+    "con = duckdb.connect(sys.argv[1], read_only=True)\n"
+    "print(con.execute(COUNTS).fetchone(), flush=True)\n"
+)
+
+
+@pytest.fixture
+def example_warehouse(warehouse_path, run_cli):
+    assert run_cli(["ingest", EXAMPLE, "--warehouse", warehouse_path]).exit_code == 0
+    return warehouse_path
+
+
+def names(sql, path, kind):
+    q = {
+        "tables": "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()",
+        "views": "SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
+        "AND NOT internal",
+    }[kind]
+    return sorted(r[0] for r in sql(path, q))
+
+
+def test_publish_writes_the_snapshot_beside_the_warehouse(example_warehouse, run_cli, sql):
+    result = run_cli(["publish", "--warehouse", example_warehouse])
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        f"published {snap}: {EXAMPLE_SUMMARY}\n",
+        "",
+    )
+    assert sorted(os.listdir(example_warehouse.parent)) == ["riskcov-bi.duckdb", "w.duckdb"]
+    storage = (
+        "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()"
+    )
+    assert sql(snap, storage) == [("v1.4.0+",)]
+
+
+def test_snapshot_copies_every_table_and_materialises_the_metric_views(example_warehouse, run_cli, sql):
+    evaluated = run_cli(
+        [
+            *("evaluate", "--input", "synthetic-p41-s0-zero_shot-few_shot", "--mode", "few_shot"),
+            *("--bootstrap-resamples", "0", "--json", "--warehouse", example_warehouse),
+        ]
+    )
+    assert evaluated.exit_code == 0
+    assert run_cli(["publish", "--warehouse", example_warehouse]).exit_code == 0
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+    warehouse_tables = names(sql, example_warehouse, "tables")
+    assert names(sql, snap, "tables") == sorted([*warehouse_tables, "metrics", "rc_points"])
+    for table in warehouse_tables:
+        if table != "warehouse_meta":  # the snapshot adds published_from / published_at
+            q = f"SELECT * FROM {table} ORDER BY ALL"
+            assert sql(snap, q) == sql(example_warehouse, q), table
+    assert sql(snap, "FROM metrics") == sql(example_warehouse, bi_sql("metrics"))
+    assert sql(snap, "FROM rc_points") == sql(example_warehouse, bi_sql("rc_points"))
+    assert len(sql(snap, "FROM metrics")) == 52
+    meta = "SELECT value FROM warehouse_meta WHERE key = 'published_from'"
+    assert sql(snap, meta) == [(str(example_warehouse.resolve()),)]
+
+
+def test_every_snapshot_view_reads_the_same_rows_read_only(example_warehouse, run_cli, sql):
+    assert run_cli(["publish", "--warehouse", example_warehouse]).exit_code == 0
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+    assert names(sql, snap, "views") == names(sql, example_warehouse, "views")
+    for view in names(sql, snap, "views"):
+        q = f"SELECT * FROM {view} ORDER BY ALL"
+        assert sql(snap, q) == sql(example_warehouse, q), view
+    definitions = "SELECT sql FROM duckdb_views() WHERE view_name = 'v_metrics'"
+    assert sql(snap, definitions) == [("CREATE VIEW v_metrics AS SELECT * FROM metrics;",)]
+    definitions = "SELECT sql FROM duckdb_views() WHERE view_name = 'v_rc_points'"
+    assert sql(snap, definitions)[0][0].endswith(" FROM rc_points;")
+
+
+def test_readme_queries_give_the_warehouse_rows_on_the_snapshot(example_warehouse, run_cli, sql):
+    paired = ["--input", EXAMPLE, "--mode", "zero_shot", "--input", EXAMPLE, "--mode", "few_shot"]
+    evaluated = run_cli(
+        ["evaluate", *paired, "--bootstrap-resamples", "20", "--json", "--warehouse", example_warehouse],
+        env=ON,
+    )
+    assert evaluated.exit_code == 0
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+    queries = re.findall(r"```sql\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
+    rows = [sql(snap, q) for q in queries]
+    assert rows == [sql(example_warehouse, q) for q in queries]
+    assert [len(r) for r in rows] == [1, 2, 16, 0]  # deltas of llm and total_evidence; no risk-control
+
+
+def test_writing_commands_publish_unless_told_not_to(tmp_path, run_cli):
+    on = tmp_path / "on" / "w.duckdb"
+    result = run_cli(["ingest", EXAMPLE, "--warehouse", on], env=ON)
+    assert (result.exit_code, result.stderr) == (
+        0,
+        f"published {on.parent / 'riskcov-bi.duckdb'}: {EXAMPLE_SUMMARY}\n",
+    )
+    moved = tmp_path / "bi" / "snap.duckdb"
+    result = run_cli(["migrate", "--warehouse", on], env={**ON, "RISKCOV_BI_PATH": str(moved)})
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        "up to date\n",
+        f"published {moved}: {EXAMPLE_SUMMARY}\n",
+    )
+    for name, args, env in [
+        ("flag", ["--no-publish"], ON),
+        ("env", [], {"RISKCOV_PUBLISH": "0"}),
+    ]:
+        off = tmp_path / name / "w.duckdb"
+        result = run_cli(["ingest", EXAMPLE, "--warehouse", off, *args], env=env)
+        assert (result.exit_code, result.stderr) == (0, "")
+        assert sorted(os.listdir(off.parent)) == ["w.duckdb"]
+    listed = run_cli(["migrate", "--list", "--warehouse", tmp_path / "env" / "w.duckdb"], env=ON)
+    assert (listed.exit_code, listed.stderr) == (0, "")
+    assert sorted(os.listdir(tmp_path / "env")) == ["w.duckdb"]
+
+
+def test_a_bad_ingest_publishes_nothing_new_but_still_fails_with_its_own_line(tmp_path, run_cli):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    result = run_cli(["ingest", bad, "--warehouse", tmp_path / "w.duckdb"], env=ON)
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"error: {bad}: truncated JSON: the file ends inside an open object, list or string\n"
+        f"published {tmp_path / 'riskcov-bi.duckdb'}: metrics 0 rows, rc_points 0 rows\n",
+    )
+
+
+def test_metric_tables_are_copied_from_the_old_snapshot_only_while_their_inputs_are_unchanged(
+    example_warehouse, run_cli, sql, monkeypatch
+):
+    import riskcov.publish
+
+    computed: list[str] = []
+    real = riskcov.publish.bi_sql
+    monkeypatch.setattr("riskcov.publish.bi_sql", lambda name: computed.append(name) or real(name))
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+
+    def publish_computes(args, env=None):
+        computed.clear()
+        assert run_cli([*args, "--warehouse", example_warehouse], env=env).exit_code == 0
+        assert sql(snap, "FROM metrics") == sql(example_warehouse, real("metrics"))
+        assert sql(snap, "FROM rc_points") == sql(example_warehouse, real("rc_points"))
+        return [name for name in computed if not name.startswith("v_")]
+
+    assert publish_computes(["publish"]) == ["rc_points", "metrics"]
+    assert publish_computes(["publish"]) == []
+    evaluate = ["evaluate", "--input", "synthetic-p41-s0-zero_shot-few_shot", "--mode", "few_shot"]
+    assert publish_computes([*evaluate, "--bootstrap-resamples", "0", "--json"], env=ON) == []
+    con = duckdb.connect(str(example_warehouse))
+    con.execute("UPDATE items SET pred = gt WHERE experiment_id = 1 AND participant_id = 300")
+    con.close()
+    assert publish_computes(["publish"]) == ["rc_points", "metrics"]
+    assert publish_computes(["migrate"], env=ON) == []
+
+
+def test_a_command_that_fails_publishes_nothing(tmp_path, run_cli):
+    result = run_cli(["evaluate", "--input", "nope", "--warehouse", tmp_path / "w.duckdb"], env=ON)
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "error: --input nope: no such file, and no run with that run_id in the warehouse\n",
+    )
+    assert sorted(os.listdir(tmp_path)) == ["w.duckdb"]
+
+
+def test_ctrl_c_while_publishing_says_the_warehouse_kept_the_work(tmp_path, run_cli, sql, monkeypatch):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("riskcov.publish.publish_snapshot", interrupted)
+    result = run_cli(["ingest", EXAMPLE, "--warehouse", tmp_path / "w.duckdb"], env=ON)
+    assert (result.exit_code, result.stderr) == (
+        130,
+        "error: interrupted; the warehouse is updated but the BI snapshot is not (riskcov publish)\n",
+    )
+    assert sql(tmp_path / "w.duckdb", "SELECT run_id FROM runs") == [("synthetic-p41-s0-zero_shot-few_shot",)]
+    assert sorted(os.listdir(tmp_path)) == ["w.duckdb"]
+
+
+def test_publish_refuses_to_overwrite_the_warehouse(example_warehouse, run_cli):
+    result = run_cli(["publish", "--to", example_warehouse, "--warehouse", example_warehouse])
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"error: --to {example_warehouse}: that is the warehouse itself; give another path\n",
+    )
+
+
+def test_a_failed_publish_keeps_the_old_snapshot_and_leaves_no_temporary_file(
+    example_warehouse, run_cli, monkeypatch
+):
+    assert run_cli(["publish", "--warehouse", example_warehouse]).exit_code == 0
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+    before = snap.read_bytes()
+
+    def full_disk(*args):
+        raise duckdb.IOException("could not write: No space left on device")
+
+    monkeypatch.setattr("riskcov.publish._materialise", full_disk)
+    result = run_cli(["publish", "--warehouse", example_warehouse])
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1,
+        "",
+        f"error: publish {snap}: could not write: No space left on device\n",
+    )
+    assert snap.read_bytes() == before
+    assert sorted(os.listdir(example_warehouse.parent)) == ["riskcov-bi.duckdb", "w.duckdb"]
+    result = run_cli(["ingest", EXAMPLE, "--warehouse", example_warehouse], env=ON)
+    assert (result.exit_code, result.stderr) == (
+        5,
+        "error: the warehouse is updated but the BI snapshot is not: "
+        f"publish {snap}: could not write: No space left on device\n",
+    )
+
+
+def test_publish_onto_a_folder_is_one_line_and_cleans_up(example_warehouse, run_cli):
+    folder = example_warehouse.parent / "taken"
+    folder.mkdir()
+    result = run_cli(["publish", "--to", folder, "--warehouse", example_warehouse])
+    tmp = example_warehouse.parent / f".taken.{os.getpid()}.tmp"
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"error: publish {folder}: [Errno 21] Is a directory: '{tmp}' -> '{folder}'\n",
+    )
+    assert sorted(os.listdir(example_warehouse.parent)) == ["taken", "w.duckdb"]
+
+
+def test_a_reader_keeps_its_snapshot_while_ingest_and_evaluate_publish(example_warehouse, run_cli):
+    assert run_cli(["publish", "--warehouse", example_warehouse]).exit_code == 0
+    snap = example_warehouse.parent / "riskcov-bi.duckdb"
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(snap)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert reader.stdout is not None and reader.stdin is not None
+        assert reader.stdout.readline() == "(1, 0, 52)\n"
+        preds = example_warehouse.parent / "preds.csv"
+        preds.write_text("sample_id,confidence,correct\na,0.9,1\nb,0.8,1\nc,0.4,0\nd,0.3,1\n")
+        ingested = run_cli(["ingest", preds, "--warehouse", example_warehouse], env=ON)
+        assert (ingested.exit_code, ingested.stderr) == (
+            0,
+            f"published {snap}: metrics 53 rows, rc_points 4848 rows\n",
+        )
+        evaluated = run_cli(
+            [
+                *("evaluate", "--input", "preds", "--bootstrap-resamples", "0", "--json"),
+                *("--warehouse", example_warehouse),
+            ],
+            env=ON,
+        )
+        assert (evaluated.exit_code, evaluated.stderr) == (
+            0,
+            f"published {snap}: metrics 53 rows, rc_points 4848 rows\n",
+        )
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        assert reader.stdout.readline() == "(1, 0, 52)\n"  # the old file, still open
+        assert reader.stdout.readline() == "(2, 1, 53)\n"  # reconnected: the new one
+        assert reader.wait(timeout=60) == 0
+    finally:
+        reader.kill()
+        reader.wait()
