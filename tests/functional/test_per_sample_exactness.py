@@ -63,7 +63,9 @@ def _write(rows: list[Row], path: Path, fmt: str, order: list[int]) -> None:
         "CREATE TABLE t (o INTEGER, sample_id VARCHAR, cluster BIGINT, confidence_a DOUBLE, "
         "confidence_b DOUBLE, loss DOUBLE, abstained BOOLEAN)"
     )
-    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)", [(o, *rows[i]) for o, i in enumerate(order)])
+    con.executemany(
+        "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)", [(o, *rows[i]) for o, i in enumerate(order)]
+    )
     con.execute(f"COPY (SELECT {COLUMNS} FROM t ORDER BY o) TO '{path}' (FORMAT {fmt})")
     con.close()
 
