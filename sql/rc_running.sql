@@ -13,16 +13,16 @@
 --     rc_totals' offsets (joined before the sort so nothing after it reorders rows);
 --   other blocks (continuous losses): l is split into three exact integer-valued limbs,
 --     l = a1*u1 + a2*u2 + a3*u3 + r, with u1 a power of two such that every limb sum stays
---     below 2^51 (u1 >= max(l) * rows / 2^50) and u2 = u1 / 2^w, u3 = u2 / 2^w where
+--     below 2^51 (u1 >= max(l) * rows / 2^50, and >= 2^-450 so u3 stays a normal double:
+--     sums below ~1e-140 lose relative accuracy) and u2 = u1 / 2^w, u3 = u2 / 2^w where
 --     w = 51 - ceil(log2(rows + 1)); each limb is streamed and offset exactly (offsets from
 --     per-block limb sums, exact in any order), and the block's cumulative loss is
 --     (A1*u1 + A2*u2) + A3*u3: the exact sum of its increments to within the dropped r
 --     (< u3 = u1 / 2^(2w) per row, about 2^-80 of max(l) per row at 16M rows) and two
 --     roundings, whatever the row order and thread count. A point's predecessor values come
 --     from the same limbs minus its own, so they equal the previous point's bit for bit.
--- (A partitioned window would not do: its segment tree's grouping of a partition's summands
--- depends on where the partition starts in its hash bin, so its last bit may change with the
--- thread count or with the other partitions.)
+-- (Not a partitioned window for them: besides being slower, nothing pins the order in which
+-- DuckDB's segment tree combines a partition's summands, so its last bit is not guaranteed.)
 -- The output is in (series, replicate, plateau) order within each path (the paths' blocks are
 -- disjoint); rc_metrics relies on every block's points being contiguous and in plateau order.
 CREATE OR REPLACE MACRO rc_running(plateaus, totals) AS TABLE
