@@ -8,7 +8,7 @@ confidence_a/b/c, correct and, with --clusters C > 0, cluster = sample_id mod C)
 seed, N samples whose correctness follows a latent difficulty; confidence_a is a continuous
 score (no ties), confidence_b the same rounded to 3 decimals (plateaus of ~1,000 samples),
 confidence_c a 0..10 rating (11 plateaus). Then times whole CLI processes (wall time and peak
-RSS from /usr/bin/time -v, medians of R):
+RSS and CPU seconds from /usr/bin/time -v, medians of R):
 
 - `ingest`: `riskcov ingest FILE` into a fresh warehouse (target < 20 s);
 - `evaluate`: `riskcov evaluate --input RUN --experiment-seed 0 --confidence all
@@ -21,6 +21,7 @@ Prints every repetition, the medians and markdown rows for the README's benchmar
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import subprocess
 import sys
@@ -66,21 +67,23 @@ def generate(path: Path, samples: int, seeds: int, clusters: int) -> None:
     con.close()
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (GB) of one subprocess."""
+def timed(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (GB) and CPU seconds (user + system) of one subprocess; on a
+    shared machine the CPU seconds say more than the wall time."""
     if Path("/usr/bin/time").exists():
         p = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
         if p.returncode:
             sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr[-2000:]}")
         wall, rss = time_v(p.stderr)
-        return wall, rss / 2**30
+        cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): (\S+)", p.stderr))
+        return wall, rss / 2**30, cpu
     start = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
-    return time.perf_counter() - start, float("nan")
+    return time.perf_counter() - start, float("nan"), float("nan")
 
 
-def row(label: str, case: str, walls: list[float], rsss: list[float]) -> str:
-    wall, rss = statistics.median(walls), max(rsss)
+def row(label: str, case: str, walls: list[float], rsss: list[float], cpus: list[float]) -> str:
+    wall, rss, cpu = statistics.median(walls), max(rsss), statistics.median(cpus)
     target_s, target_gb = TARGETS[case]
     target = ", ".join(
         t for t in (f"< {target_s:g} s" if target_s else "", f"< {target_gb:g} GB" if target_gb else "") if t
@@ -89,7 +92,7 @@ def row(label: str, case: str, walls: list[float], rsss: list[float]) -> str:
     verdict = "met" if target else "-"
     if target and not met:
         verdict = "missed"
-    return f"| {label} | {target or '-'} | {wall:.1f} s, {rss:.2f} GB | {verdict} |"
+    return f"| {label} | {target or '-'} | {wall:.1f} s ({cpu:.1f} CPU-s), {rss:.2f} GB | {verdict} |"
 
 
 def main() -> int:
@@ -115,7 +118,7 @@ def main() -> int:
         rows = []
         size = f"{args.samples:,} samples x 3 scores x {args.seeds} seeds"
         for case in args.cases.split(","):
-            walls, rsss = [], []
+            walls, rsss, cpus = [], [], []
             for i in range(args.reps):
                 if case == "ingest" or not wh.exists():
                     for stale in (wh, wh.with_name(wh.name + ".wal")):
@@ -128,10 +131,14 @@ def main() -> int:
                     cmd = [exe, "evaluate", "--input", data.stem, "--experiment-seed", "0"]
                     cmd += ["--confidence", "all", "--bootstrap-resamples", str(b)]
                     cmd += ["--warehouse", str(wh), "--output", str(work / f"{case}.json")]
-                wall, rss = timed(cmd)
+                wall, rss, cpu = timed(cmd)
                 walls.append(wall)
                 rsss.append(rss)
-                print(f"  {case} rep {i + 1}: {wall:.2f} s wall, {rss:.2f} GB peak RSS", flush=True)
+                cpus.append(cpu)
+                print(
+                    f"  {case} rep {i + 1}: {wall:.2f} s wall, {cpu:.1f} CPU-s, {rss:.2f} GB peak RSS",
+                    flush=True,
+                )
             if case == "ingest":
                 label = f"ingest per-sample Parquet, {size} ({mib:.0f} MiB)"
             else:
@@ -140,7 +147,7 @@ def main() -> int:
                     f"evaluate one per-sample experiment ({args.samples:,} samples, `all` = 3 scores), "
                     f"{b:,} resamples"
                 )
-            rows.append(row(label, case, walls, rsss))
+            rows.append(row(label, case, walls, rsss, cpus))
     print("\n| benchmark | target | measured | |\n|---|---|---|---|")
     print("\n".join(rows))
     return 0
