@@ -5,7 +5,8 @@ wherever both formats define them, bootstrap included (SPEC §5's draws over sor
 With `abs` the losses are the same integers and both formats run the same SQL on the same
 numbers, so every value must be equal to the last bit; with `abs_norm` the per-sample losses
 are the doubles |pred - gt| / 3 summed as given, while PHQ-8 divides integer sums by 3 at the
-end, so values agree to rel 1e-12.
+end, so values agree to rel 1e-12 (and Coverage@Risk and the gap percentages, discontinuous
+in the last bit, are compared only under `abs`).
 """
 
 from __future__ import annotations
@@ -107,10 +108,17 @@ def _as_samples(con: Any, people: list[dict[str, Any]], csf: str, loss: str, pat
                 )
 
 
+# not comparable to rel 1e-12 when the losses differ in the last bit (abs_norm): Coverage@Risk
+# tests risk <= alpha (a risk of exactly 0.2 in one format is 0.19999999999999998 in the
+# other), and the gap percentages divide by differences that are 0 in one and 1e-17 in the other
+DISCONTINUOUS = ("coverage_at_risk", "interpretation")
+
+
 def _same(a: Any, b: Any, exact: bool, path: str) -> int:
     """Compare what both artifacts define; returns how many numbers were compared."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return sum(_same(a[k], b[k], exact, f"{path}.{k}") for k in a.keys() & b.keys())
+        keys = a.keys() & b.keys() if exact else a.keys() & b.keys() - set(DISCONTINUOUS)
+        return sum(_same(a[k], b[k], exact, f"{path}.{k}") for k in keys)
     if isinstance(a, list) and isinstance(b, list):
         assert len(a) == len(b), path
         return sum(_same(x, y, exact, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=True)))
