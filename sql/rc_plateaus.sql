@@ -4,8 +4,15 @@
 -- multiplicity): the point estimate is replicate 0 with every multiplicity 1; a bootstrap
 -- replicate is only other weights. Ties enter together; a plateau that only one participant
 -- has needs no sum across participants.
+-- A shared plateau's sum is exact in any order when every loss of `scored` is integer-valued
+-- (plain sum, as for PHQ-8); otherwise it is an fsum in participant_id order (a total order:
+-- one cell per participant and plateau), so l never depends on row order or threads. The
+-- same one-scan switch as rc_cells; the branch not taken joins no rows.
 CREATE OR REPLACE MACRO rc_plateaus(scored, samples) AS TABLE
-WITH cells AS (
+WITH integral AS (
+    SELECT coalesce(bool_and(loss = floor(loss)), true) AS yes FROM query_table(scored)
+),
+cells AS (
     FROM rc_cells(scored) WHERE n_pred > 0
 )
 SELECT c.series, s.replicate, c.plateau, c.confidence AS threshold,
@@ -18,5 +25,11 @@ SELECT c.series, s.replicate, c.plateau, any_value(c.confidence),
        sum(s.multiplicity * c.n_pred), sum(s.multiplicity * c.loss_sum)
 FROM cells AS c
 JOIN query_table(samples) AS s USING (participant_id)
-WHERE c.shared
+WHERE c.shared AND (SELECT yes FROM integral)
+GROUP BY c.series, s.replicate, c.plateau
+UNION ALL
+SELECT c.series, s.replicate, c.plateau, any_value(c.confidence),
+       sum(s.multiplicity * c.n_pred), fsum(s.multiplicity * c.loss_sum ORDER BY c.participant_id)
+FROM (FROM cells WHERE shared AND NOT (SELECT yes FROM integral)) AS c
+JOIN (FROM query_table(samples) WHERE NOT (SELECT yes FROM integral)) AS s USING (participant_id)
 GROUP BY c.series, s.replicate, c.plateau;

@@ -1,0 +1,128 @@
+"""rc_totals / rc_points (SPEC §4, issue 8) on integer and continuous losses, straight on the
+macros: every working point's k and loss sum equal a Fraction-exact oracle (integer losses:
+exactly; continuous ones: within 2 ulps), for the point estimate and weighted replicates, with
+both rc_running paths in one call; and no bit changes with the row order or thread count."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+REPO = Path(__file__).resolve().parents[2]
+MACROS = ("rc_cells", "rc_plateaus", "rc_totals", "rc_running", "rc_points")
+CONTINUOUS = st.sampled_from([0.1, 0.37, 1 / 3, 1e-9, 0.0, 2.5]) | st.floats(0.0, 1e3, allow_subnormal=False)
+
+
+@pytest.fixture(scope="module")
+def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    c = duckdb.connect()
+    for name in MACROS:
+        c.execute((REPO / "sql" / f"{name}.sql").read_text())
+    yield c
+    c.close()
+
+
+@st.composite
+def scored_rows(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+    """(series, population, participant_id, item_index, confidence, loss, loss_scale): population
+    0 (series 0, 1) has integer losses, population 1 (series 2) continuous ones; few distinct
+    confidences, so plateaus are shared across and within participants; some abstentions."""
+    rows = []
+    for pop, series, integral in ((0, (0, 1), True), (1, (2,), False)):
+        n_people = draw(st.integers(1, 5))
+        for pid in range(n_people):
+            for item in range(draw(st.integers(1, 6))):
+                abstained = draw(st.integers(0, 5)) == 0
+                loss = float(draw(st.integers(0, 3))) if integral else draw(CONTINUOUS)
+                for s in series:
+                    conf = None if abstained else draw(st.sampled_from([0.1, 0.5, 0.9, 0.25]))
+                    rows.append((s, pop, pid, item, conf, None if abstained else loss, 1.0))
+    return rows
+
+
+def _oracle(
+    rows: list[tuple[Any, ...]], samples: list[tuple[int, int, int]]
+) -> dict[tuple[int, int], list[Any]]:
+    """(series, replicate) -> [(k_cum, exact loss sum)] per plateau, most confident first."""
+    weight: dict[int, dict[int, int]] = {}
+    for rep, pid, mult in samples:
+        weight.setdefault(rep, {})[pid] = mult
+    out = {}
+    for s in sorted({r[0] for r in rows}):
+        for rep, w in weight.items():
+            plateaus: dict[float, list[Any]] = {}
+            for _, _, pid, _, conf, loss, _ in (r for r in rows if r[0] == s and r[4] is not None):
+                if pid in w:
+                    acc = plateaus.setdefault(conf, [0, Fraction(0)])
+                    acc[0] += w[pid]
+                    acc[1] += w[pid] * Fraction(loss)
+            k, total, points = 0, Fraction(0), []
+            for conf in sorted(plateaus, reverse=True):
+                k, total = k + plateaus[conf][0], total + plateaus[conf][1]
+                points.append((k, total))
+            if points:
+                out[(s, rep)] = points
+    return out
+
+
+def _points(
+    con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], samples: list[Any], threads: int
+) -> Any:
+    con.execute(
+        "CREATE OR REPLACE TABLE scored (series INTEGER, population INTEGER, participant_id BIGINT, "
+        "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
+    )
+    con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute(
+        "CREATE OR REPLACE TABLE samples (replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
+    )
+    con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)
+    con.execute(f"SET threads = {threads}")
+    try:
+        con.execute("CREATE OR REPLACE TABLE totals AS FROM rc_totals('scored', 'samples')")
+        con.execute("CREATE OR REPLACE TABLE points AS FROM rc_points('scored', 'samples', 'totals')")
+        return con.execute(
+            "SELECT series, replicate, plateau, k_cum, l_cum FROM points ORDER BY rowid"
+        ).fetchall()
+    finally:
+        con.execute("RESET threads")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=scored_rows(), seed=st.integers(0, 2**32 - 1))
+def test_working_points_are_exact_and_order_free(
+    con: duckdb.DuckDBPyConnection, rows: list[Any], seed: int
+) -> None:
+    rng = random.Random(seed)
+    people = sorted({r[2] for r in rows})
+    samples = [(0, p, 1) for p in people]
+    for rep in (1, 2, 3):
+        drawn = [rng.choice(people) for _ in people]
+        samples += [(rep, p, drawn.count(p)) for p in sorted(set(drawn))]
+    got = _points(con, rows, samples, 2)
+    expected = _oracle(rows, samples)
+    blocks: dict[tuple[int, int], list[Any]] = {}
+    for s, rep, plateau, k, loss in got:
+        blocks.setdefault((s, rep), []).append((plateau, k, loss))
+    assert blocks.keys() == expected.keys()
+    for key, points in blocks.items():
+        assert [p[0] for p in points] == sorted(p[0] for p in points), key  # contiguous, in plateau order
+        assert [p[1] for p in points] == [k for k, _ in expected[key]], key
+        for (_, _, loss), (_, exact) in zip(points, expected[key], strict=True):
+            if key[0] < 2:
+                assert Fraction(loss) == exact, key
+            else:
+                assert abs(Fraction(loss) - exact) <= 2 * Fraction(math.ulp(float(exact))), (key, loss, exact)
+    shuffled = list(rows)
+    rng.shuffle(shuffled)
+    assert sorted(_points(con, shuffled, samples[::-1], 1)) == sorted(got)
+    assert sorted(_points(con, shuffled, samples, 3)) == sorted(got)
