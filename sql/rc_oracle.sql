@@ -58,7 +58,7 @@ terms AS (
 folded AS (
     SELECT population, replicate, any_value(loss_scale) AS loss_scale,
            sum(sum_l ORDER BY v) AS sum_l, sum(sum_r ORDER BY v) AS sum_r,
-           min(v) AS r_first, sum(c) AS k, sum(c * v) AS l_last
+           min(v) AS r_first, sum(c) AS k, sum(c * v ORDER BY v) AS l_last
     FROM terms
     GROUP BY population, replicate
 )
