@@ -277,5 +277,6 @@ def evaluate_and_store(
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)
         store.save(con, result.evaluation_id, result.artifact, str(result.path))
-        artifact.write(result.artifact, result.path)
+        if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
+            artifact.write(result.artifact, result.path)
     return result

@@ -23,10 +23,17 @@ STORAGE_VERSION = "v1.4.0"
 _PID = re.compile(r"PID (\d+)")
 
 
+# `riskcov --warehouse W COMMAND`: the group's option, for commands not given their own
+GROUP_PATH: Path | None = None
+
+
 def resolve_path(path: str | Path | None) -> Path:
-    """--warehouse, else $RISKCOV_WAREHOUSE, else warehouse/riskcov.duckdb."""
+    """--warehouse (the command's, then the group's), else $RISKCOV_WAREHOUSE, else
+    warehouse/riskcov.duckdb."""
     if path:
         return Path(path)
+    if GROUP_PATH is not None:
+        return GROUP_PATH
     env = os.environ.get("RISKCOV_WAREHOUSE")
     return Path(env) if env else DEFAULT_PATH
 
@@ -144,15 +151,21 @@ def prepare(con: duckdb.DuckDBPyConnection) -> None:
 
 
 @contextmanager
-def open_warehouse(path: str | Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Open (creating if needed) and prepare the warehouse; close it afterwards.
+def open_warehouse(
+    path: str | Path | None = None, *, must_exist: bool = False
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open (creating if needed, unless `must_exist`: commands that only read) and prepare the
+    warehouse; close it afterwards.
 
     >>> import tempfile, pathlib
     >>> with open_warehouse(pathlib.Path(tempfile.mkdtemp()) / "w.duckdb") as con:
     ...     con.execute("SELECT count(*) FROM runs").fetchall()
     [(0,)]
     """
-    con = connect(resolve_path(path))
+    resolved = resolve_path(path)
+    if must_exist and not resolved.exists():
+        raise RiskcovError(f"no warehouse at {resolved}: ingest a run first, or pass --warehouse")
+    con = connect(resolved)
     try:
         prepare(con)
         yield con

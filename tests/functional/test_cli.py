@@ -163,20 +163,27 @@ def test_installed_command_from_another_cwd_uses_riskcov_warehouse(shared_dir, t
 @pytest.mark.skipif(not RISKCOV.exists(), reason="no riskcov console script next to python")
 def test_installed_command_defaults_to_warehouse_folder_of_cwd(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "RISKCOV_WAREHOUSE"}
-    result = subprocess.run(
-        [str(RISKCOV), "runs", "--json"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+
+    def riskcov(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(RISKCOV), *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    result = riskcov("runs", "--json")  # reading creates nothing
     assert (result.returncode, result.stdout, result.stderr) == (0, "[]\n", "")
+    assert not (tmp_path / "warehouse").exists()
+    assert riskcov("migrate").returncode == 0
     assert sorted(p.name for p in (tmp_path / "warehouse").iterdir()) == ["riskcov.duckdb"]
 
 
 def test_runs_table_on_an_empty_warehouse_says_so(warehouse_path, run_cli):
+    assert run_cli(["migrate", "--warehouse", warehouse_path]).exit_code == 0
     result = run_cli(["runs", "--warehouse", warehouse_path])
     assert (result.exit_code, result.stdout, result.stderr) == (
         0,

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from riskcov.cli import calibrate, csf, curve, evaluate, export, ingest, plot, publish, riskcontrol, warehouse
-from riskcov.cli.app import app
+from riskcov.cli.app import WarehouseOpt, app
 
 
 def _version(value: bool) -> None:
@@ -31,8 +31,12 @@ def _main(
             "--version", callback=_version, is_eager=True, help="Print the riskcov and DuckDB versions."
         ),
     ] = False,
+    warehouse: WarehouseOpt = None,
 ) -> None:
     """riskcov: a DuckDB metrics warehouse for selective prediction."""
+    from riskcov import warehouse as store
+
+    store.GROUP_PATH = warehouse  # set on every invocation, so it never leaks into the next
 
 
 def main() -> None:

@@ -54,7 +54,10 @@ def evaluate(
     seed: Annotated[int, typer.Option(help="Bootstrap seed (recorded).")] = 42,
     output: Annotated[
         Path | None,
-        typer.Option(help="Artifact path (default: beside the warehouse, artifacts/evaluation_<id>.json)."),
+        typer.Option(
+            help="Artifact path, - for stdout (default: beside the warehouse, "
+            "artifacts/<warehouse stem>_evaluation_<id>.json)."
+        ),
     ] = None,
     intersection_only: IntersectionOpt = False,
     estimator: EstimatorOpt = "plateau-trapezoid",
@@ -103,7 +106,7 @@ def evaluate(
         result = evaluate_and_store(con, opts, output, warehouse, progress)
     for name, why in result.skipped.items():
         typer.echo(f"skipped confidence {name}: {why}", err=True)
-    if as_json:
+    if as_json or str(result.path) == "-":
         from riskcov.report.artifact import dumps
 
         typer.echo(dumps(result.artifact))

@@ -104,7 +104,7 @@ def report(
     if artifact is not None:
         data = report_data.from_artifact(report_data.load_artifact(artifact), str(artifact))
     else:
-        with open_warehouse(warehouse) as con:
+        with open_warehouse(warehouse, must_exist=True) as con:
             data = report_data.from_evaluation(con, evaluation or 0)
     html.report_file(data, output)
     typer.echo(f"wrote {output}")

@@ -9,7 +9,7 @@ import typer
 
 from riskcov.cli.app import NOT_WRITTEN, WarehouseOpt, app, guarded, publishes
 from riskcov.runs import list_runs
-from riskcov.warehouse import open_warehouse
+from riskcov.warehouse import open_warehouse, resolve_path
 
 
 @app.command()
@@ -19,7 +19,11 @@ def runs(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """List ingested runs and experiments with participant, item and abstention counts."""
-    with open_warehouse(warehouse) as con:
+    path = resolve_path(warehouse)
+    if not path.exists():  # a listing must not create a warehouse
+        typer.echo("[]" if as_json else f"no warehouse at {path} yet: riskcov ingest PATH...")
+        return
+    with open_warehouse(path) as con:
         listing = list_runs(con)
     if as_json:
         typer.echo(json.dumps(listing, indent=2))

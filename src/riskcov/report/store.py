@@ -23,8 +23,23 @@ def next_id(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def default_artifact_path(warehouse: Path | None, evaluation_id: int) -> Path:
-    """artifacts/evaluation_<id>.json beside the warehouse file."""
-    return resolve_path(warehouse).parent / "artifacts" / f"evaluation_{evaluation_id}.json"
+    """artifacts/<warehouse stem>_evaluation_<id>.json beside the warehouse file, so two
+    warehouses in one folder keep apart; never an existing file (a warehouse made anew counts
+    its ids from 1 again): then _2, _3, ... is appended.
+
+    >>> import tempfile
+    >>> wh = Path(tempfile.mkdtemp()) / "w.duckdb"
+    >>> default_artifact_path(wh, 1).name
+    'w_evaluation_1.json'
+    """
+    wh = resolve_path(warehouse)
+    folder = wh.parent / "artifacts"
+    path = folder / f"{wh.stem}_evaluation_{evaluation_id}.json"
+    k = 2
+    while path.exists():
+        path = folder / f"{wh.stem}_evaluation_{evaluation_id}_{k}.json"
+        k += 1
+    return path
 
 
 def _metrics_by_input(art: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
