@@ -115,4 +115,4 @@ def evaluate(
 
         from riskcov.report import summary
 
-        summary.render(result.artifact, Console(width=140), str(result.path))
+        summary.render(result.artifact, Console(width=160), str(result.path))
