@@ -9,7 +9,19 @@ from typing import Annotated
 
 import typer
 
-from riskcov.cli import calibrate, csf, curve, evaluate, export, ingest, plot, publish, riskcontrol, warehouse
+from riskcov.cli import (
+    calibrate,
+    csf,
+    curve,
+    evaluate,
+    export,
+    history,
+    ingest,
+    plot,
+    publish,
+    riskcontrol,
+    warehouse,
+)
 from riskcov.cli.app import WarehouseOpt, app
 
 
@@ -51,6 +63,7 @@ __all__ = [
     "curve",
     "evaluate",
     "export",
+    "history",
     "ingest",
     "main",
     "plot",
