@@ -25,7 +25,8 @@ SNAPSHOT_STEPS = (("rc_points", "v_rc_points"), ("metrics", "v_metrics"))
 _ALIAS = "riskcov_bi_snapshot"
 _PREVIOUS = "riskcov_bi_previous"
 # evaluate's own output: nothing it holds feeds metrics or rc_points
-_NOT_INPUTS = ("evaluation", "warehouse_meta")
+# evaluate's and the seed-004 commands' outputs, and the ledger: no metric reads them
+_NOT_INPUTS = ("evaluation", "warehouse_meta", "command_runs", "risk_control_results", "ood_results")
 
 
 @dataclass(frozen=True)
@@ -108,19 +109,12 @@ def _copy_warehouse(con: duckdb.DuckDBPyConnection, database: str, tmp: Path) ->
 
 
 def inputs_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
-    """A digest of everything metrics and rc_points are computed from: the code (views, macros,
-    riskcov and DuckDB versions) and the rows of every table but evaluate's outputs."""
-    parts = [__version__, duckdb.__version__]
-    parts += [
-        "\0".join(map(str, row))
-        for row in con.execute(
-            "SELECT view_name, sql FROM duckdb_views() WHERE database_name = current_database() "
-            "AND NOT internal UNION ALL SELECT function_name, parameters::VARCHAR || macro_definition "
-            "FROM duckdb_functions() "
-            "WHERE database_name = current_database() AND function_type IN ('macro', 'table_macro') "
-            "ORDER BY ALL"
-        ).fetchall()
-    ]
+    """A digest of everything metrics and rc_points are computed from: the code (the installed
+    sql/ objects, riskcov and DuckDB versions) and the rows of every table but evaluate's outputs."""
+    # the installed SQL by its source digest: DuckDB's rendering of a stored macro is not stable
+    # across processes (an EXCLUDE list comes back in either order)
+    installed = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
+    parts = [__version__, duckdb.__version__, str(installed[0] if installed else None)]
     for (table,) in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name"
     ).fetchall():
