@@ -11,6 +11,8 @@ import pytest
 from riskcov.errors import MigrationError
 from riskcov.migrations import Migration, load_migrations, migrate, status
 
+pytestmark = pytest.mark.fresh_warehouse  # these tests create and migrate warehouses
+
 M1 = Migration(1, "first", "CREATE TABLE t1 (x INTEGER);")
 M2 = Migration(2, "second", "CREATE TABLE t2 AS SELECT x + 1 AS y FROM t1;")
 M3 = Migration(3, "third", "INSERT INTO t1 VALUES (7);")
