@@ -5,3 +5,5 @@
 CREATE OR REPLACE VIEW v_metrics AS
 SELECT *
 FROM metrics;
+-- the view's description, for BI tools
+COMMENT ON VIEW v_metrics IS 'Point metrics of every experiment x supported CSF x loss: the table metrics.';

@@ -62,11 +62,11 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
         con.unregister("_mat_ids")
     steps = (
         ("mat_scored", "FROM warehouse_scored('mat_experiments')"),
-        ("mat_totals", "FROM rc_totals('mat_scored', 'v_unit_samples')"),
+        ("mat_totals", "FROM rc_totals('mat_scored', 'internal.v_unit_samples')"),
         (
             "mat_points",
             "SELECT series.experiment_id AS experiment_id, series.csf AS csf, "
-            "series.loss AS loss, * FROM rc_points('mat_scored', 'v_unit_samples', 'mat_totals')",
+            "series.loss AS loss, * FROM rc_points('mat_scored', 'internal.v_unit_samples', 'mat_totals')",
         ),
         ("mat_harmonic", "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_totals))"),
     )
@@ -78,7 +78,7 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
     )
     con.execute(
         "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics("
-        "'mat_scored', 'v_unit_samples', 'mat_points', 'mat_totals', 'mat_harmonic') "
+        "'mat_scored', 'internal.v_unit_samples', 'mat_points', 'mat_totals', 'mat_harmonic') "
         "ORDER BY experiment_id, csf, loss"
     )
     row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))

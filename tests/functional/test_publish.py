@@ -41,8 +41,8 @@ def example_warehouse(warehouse_path, run_cli):
 def names(sql, path, kind):
     q = {
         "tables": "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()",
-        "views": "SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
-        "AND NOT internal",
+        "views": "SELECT schema_name || '.' || view_name FROM duckdb_views() "
+        "WHERE database_name = current_database() AND NOT internal",
     }[kind]
     return sorted(r[0] for r in sql(path, q))
 
