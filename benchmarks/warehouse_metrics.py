@@ -1,12 +1,14 @@
 """Benchmark: the warehouse's metric tables (issue 11, item 8) on a large run.
 
-    python benchmarks/warehouse_metrics.py [--participants N] [--reps R] [--bi-python PY] [--keep DIR]
+    python benchmarks/warehouse_metrics.py [--participants N] [--reps R] [--mat-reps M]
+        [--bi-python PY] [--keep DIR] [--warehouse W]
 
 Generates an N-participant run (scripts/make_example.py, one few_shot experiment), ingests it
 once with `riskcov ingest` (wall, CPU and peak RSS of the process, from /usr/bin/time -v), then:
 
 - the materialisation alone: `riskcov.materialise.refresh` of that experiment, in-process, in a
-  transaction rolled back afterwards (wall and CPU seconds, R times);
+  transaction rolled back afterwards (wall and CPU seconds, M times; opening a warehouse whose
+  installed SQL differs recomputes the tables once before, committed);
 - README query 1 on the warehouse through a read-only connection of this DuckDB (R times);
 - with --bi-python (a venv's python with duckdb 1.4), README query 1 through that DuckDB in a
   subprocess (wall of the query inside it, and the process's peak RSS), R times.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -86,30 +89,37 @@ def query_once(warehouse: Path) -> tuple[float, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--participants", type=int, default=100_000)
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=5, help="README query 1 repetitions")
+    parser.add_argument("--mat-reps", type=int, default=1, help="materialisation repetitions")
     parser.add_argument("--bi-python", help="a python whose duckdb is 1.4 (README query 1 there)")
     parser.add_argument("--keep", type=Path, help="write the run file and warehouse here")
+    parser.add_argument("--warehouse", type=Path, help="an ingested warehouse: measure it, ingest nothing")
     args = parser.parse_args(argv)
     mk = make_example()
     with tempfile.TemporaryDirectory(prefix="riskcov-bench-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         run_file = folder / f"run_{args.participants}.json"
-        warehouse = folder / "metrics_bench.duckdb"
-        for stale in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        warehouse = args.warehouse or folder / "metrics_bench.duckdb"
+        for stale in () if args.warehouse else (warehouse, warehouse.with_name(warehouse.name + ".wal")):
             stale.unlink(missing_ok=True)
-        if not run_file.exists():
+        if not args.warehouse and not run_file.exists():
             run = mk.make_run(args.participants, seed=0, modes=("few_shot",), failure_rate=0.0)
             mk.write_run(run, run_file)
             del run
         cmd = [riskcov_exe(), "ingest", str(run_file), "--no-publish", "--warehouse", str(warehouse)]
-        out, wall, cpu, rss = timed(cmd)
-        gib = rss / 2**30
-        print(f"ingest (with the metric tables): wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS {gib:.2f} GiB")
-        print("  " + out.strip())
-        mats = [materialise_once(warehouse) for _ in range(args.reps)]
+        if not args.warehouse:
+            out, wall, cpu, rss = timed(cmd)
+            gib = rss / 2**30
+            print(
+                f"ingest (with the metric tables): wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS {gib:.2f} GiB"
+            )
+            print("  " + out.strip(), flush=True)
+        mats = [materialise_once(warehouse) for _ in range(args.mat_reps)]
         for w, c, n in mats:
-            print(f"materialise alone: wall {w:.2f} s, CPU {c:.2f} s, {n} metric rows")
+            print(f"materialise alone: wall {w:.2f} s, CPU {c:.2f} s, {n} metric rows", flush=True)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # kB on Linux
+        print(f"materialise: this process's peak RSS {peak:.2f} GiB")
         print(
             f"materialise median: wall {statistics.median(m[0] for m in mats):.2f} s, "
             f"CPU {statistics.median(m[1] for m in mats):.2f} s"

@@ -2,4 +2,4 @@
 -- loss the experiment has (warehouse_scored over all experiments). A helper for debugging the
 -- macros, in the schema `internal`, out of the user's table listings.
 CREATE OR REPLACE VIEW internal.v_scored AS
-FROM warehouse_scored('experiments');
+FROM warehouse_scored('experiments', NULL);

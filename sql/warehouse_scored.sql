@@ -2,16 +2,20 @@
 -- column), scored by every CSF each experiment supports (no predicted unit with a missing or
 -- null-error signal), under every loss the experiment has: the input of the rc_* macros for
 -- the warehouse's own metrics (v_scored is it over every experiment; riskcov.materialise over
--- the experiments an ingest adds).
-CREATE OR REPLACE MACRO warehouse_scored(experiments) AS TABLE
+-- the experiments an ingest adds, a few CSFs at a time). `only_csfs` keeps the CSFs of a list
+-- (NULL: all); the test folds to a constant per branch of v_csf_confidences, so the other CSFs
+-- are never computed.
+CREATE OR REPLACE MACRO warehouse_scored(experiments, only_csfs) AS TABLE
 WITH confidences AS (
     SELECT experiment_id, csf, participant_id, item_index, confidence, abstained, loss_raw, problem
     FROM v_csf_confidences
     WHERE experiment_id IN (SELECT experiment_id FROM query_table(experiments))
+      AND (only_csfs IS NULL OR list_contains(only_csfs, csf))
     UNION ALL
     SELECT experiment_id, csf, participant_id, item_index, confidence, abstained, loss_raw, problem
     FROM v_sample_confidences
     WHERE experiment_id IN (SELECT experiment_id FROM query_table(experiments))
+      AND (only_csfs IS NULL OR list_contains(only_csfs, csf))
 ),
 supported AS (
     SELECT experiment_id, csf

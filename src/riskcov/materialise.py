@@ -18,6 +18,8 @@ import numpy as np
 from riskcov.db import one
 
 TABLES = ("metrics", "rc_points")
+# scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
+ROWS_PER_CHUNK = 4_000_000
 _TEMP = ("mat_points", "mat_harmonic", "mat_totals", "mat_scored", "mat_experiments")
 
 
@@ -60,13 +62,47 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
         con.execute("CREATE OR REPLACE TEMP TABLE mat_experiments AS SELECT experiment_id FROM _mat_ids")
     finally:
         con.unregister("_mat_ids")
+    # a few CSFs at a time: the scored relation of a 100,000-participant run under every CSF
+    # would hold ~20 M rows at once; each CSF's series are independent of the others'
+    csfs = [
+        str(r[0])
+        for r in con.execute(
+            "SELECT DISTINCT csf FROM (SELECT experiment_id, csf FROM v_csf_confidences UNION ALL "
+            "SELECT experiment_id, csf FROM v_sample_confidences) "
+            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments) ORDER BY csf"
+        ).fetchall()
+    ]
+    units = one(
+        con.execute(
+            "SELECT (SELECT count(*) FROM items SEMI JOIN mat_experiments USING (experiment_id)) + "
+            "(SELECT count(*) FROM samples SEMI JOIN mat_experiments USING (experiment_id))"
+        )
+    )
+    per_csf = 2 * int(units[0]) if units else 0  # two losses at most
+    size = max(1, ROWS_PER_CHUNK // max(per_csf, 1))
+    for start in range(0, len(csfs), size):
+        _some_csfs(con, csfs[start : start + size])
+    row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
+    # on an error the caller's rollback removes them with everything else
+    for name in _TEMP:
+        con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+    return int(row[0]) if row else 0
+
+
+def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str]) -> None:
+    """Insert the rows of these CSFs for the experiments in TEMP TABLE mat_experiments."""
+    # literals, not a parameter: the optimizer folds the test and prunes the other CSFs' branches
+    listed = "[" + ", ".join("'" + c.replace("'", "''") + "'" for c in csfs) + "]"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE mat_scored AS FROM warehouse_scored('mat_experiments', {listed})"
+    )
+    units = "'internal.v_unit_samples'"
     steps = (
-        ("mat_scored", "FROM warehouse_scored('mat_experiments')"),
-        ("mat_totals", "FROM rc_totals('mat_scored', 'internal.v_unit_samples')"),
+        ("mat_totals", f"FROM rc_totals('mat_scored', {units})"),
         (
             "mat_points",
             "SELECT series.experiment_id AS experiment_id, series.csf AS csf, "
-            "series.loss AS loss, * FROM rc_points('mat_scored', 'internal.v_unit_samples', 'mat_totals')",
+            f"series.loss AS loss, * FROM rc_points('mat_scored', {units}, 'mat_totals')",
         ),
         ("mat_harmonic", "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_totals))"),
     )
@@ -78,11 +114,6 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
     )
     con.execute(
         "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics("
-        "'mat_scored', 'internal.v_unit_samples', 'mat_points', 'mat_totals', 'mat_harmonic') "
+        f"'mat_scored', {units}, 'mat_points', 'mat_totals', 'mat_harmonic') "
         "ORDER BY experiment_id, csf, loss"
     )
-    row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
-    # on an error the caller's rollback removes them with everything else
-    for name in _TEMP:
-        con.execute(f"DROP TABLE IF EXISTS temp.{name}")
-    return int(row[0]) if row else 0
