@@ -20,7 +20,7 @@ from riskcov.db import one
 TABLES = ("metrics", "rc_points")
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
-_TEMP = ("mat_points", "mat_harmonic", "mat_totals", "mat_scored", "mat_experiments")
+_TEMP = ("mat_points", "mat_harmonic", "mat_totals", "mat_scored", "mat_units", "mat_experiments")
 
 
 def _id_list(ids: Iterable[int]) -> str:
@@ -79,6 +79,8 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
         )
     )
     per_csf = 2 * int(units[0]) if units else 0  # two losses at most
+    # the point-estimate sample once per refresh, not once per macro of every round
+    con.execute("CREATE OR REPLACE TEMP TABLE mat_units AS FROM internal.v_unit_samples")
     size = max(1, ROWS_PER_CHUNK // max(per_csf, 1))
     for start in range(0, len(csfs), size):
         _some_csfs(con, csfs[start : start + size])
@@ -96,7 +98,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str]) -> None:
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE mat_scored AS FROM warehouse_scored('mat_experiments', {listed})"
     )
-    units = "'internal.v_unit_samples'"
+    units = "'mat_units'"
     steps = (
         ("mat_totals", f"FROM rc_totals('mat_scored', {units})"),
         (
