@@ -5,9 +5,9 @@
 `example` is the shipped examples/example_run.json (41 participants, zero_shot + few_shot);
 `p2000x3` adds two synthetic 2,000-participant runs (both modes) to it, the issue's "3-run
 warehouse with a 2,000-participant run". Times `riskcov publish` as a subprocess (wall, peak
-RSS) from scratch and again with unchanged inputs (metric tables copied), then README query 1
-(AURC of every few-shot experiment) through a read-only connection to the snapshot (a scan of
-`metrics`) and to the warehouse (`v_metrics` recomputes).
+RSS) from scratch and again (both a copy of the file: the warehouse keeps its metric tables),
+then README query 1 (AURC of every few-shot experiment) through a read-only connection to the
+snapshot and to the warehouse (both a scan of the table `metrics`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
--- The point-estimate sample: replicate 0, every participant (or sample cluster) once.
-CREATE OR REPLACE VIEW v_unit_samples AS
+-- The point-estimate sample: replicate 0, every participant (or sample cluster) once. A helper
+-- of the macros, in the schema `internal`.
+CREATE OR REPLACE VIEW internal.v_unit_samples AS
 SELECT DISTINCT 0 AS replicate, participant_id, 1 AS multiplicity
 FROM (SELECT participant_id FROM participants WHERE success
       UNION ALL

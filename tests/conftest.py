@@ -27,6 +27,8 @@ SNAPSHOT_QUERIES = {
     "item_signals": "SELECT * FROM item_signals ORDER BY experiment_id, participant_id, item_index",
     "samples": "SELECT * FROM samples ORDER BY experiment_id, sample_index",
     "sample_scores": "SELECT * FROM sample_scores ORDER BY experiment_id, csf, sample_index",
+    "metrics": "SELECT * FROM metrics ORDER BY experiment_id, csf, loss",
+    "rc_points": "SELECT * FROM rc_points ORDER BY experiment_id, csf, loss, replicate, plateau",
     "schema_migrations": "SELECT * FROM schema_migrations ORDER BY version",
     "command_runs": "SELECT * EXCLUDE (created_at) FROM command_runs ORDER BY command_id",
     "risk_control_results": "SELECT * FROM risk_control_results ORDER BY ALL",

@@ -1,4 +1,5 @@
-"""Every warehouse table and materialised metric table as Parquet or CSV files, in key order."""
+"""Every warehouse table (the metric tables `metrics` and `rc_points` included) as Parquet or CSV
+files, in key order."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import duckdb
 
 from riskcov.db import one
 from riskcov.errors import RiskcovError, UsageError
-from riskcov.publish import MATERIALISED, bi_sql
 
 FORMATS = {"parquet": "FORMAT parquet", "csv": "FORMAT csv, HEADER true"}
 # bookkeeping of the warehouse itself, not data
@@ -53,8 +53,6 @@ def exportable(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         # a table without a key: equal rows are identical, so sorting by every column is total
         order = ", ".join(_quote(c) for c in keys[table]) if table in keys else "ALL"
         queries[table] = f"SELECT * FROM {_quote(table)} ORDER BY {order}"
-    for name in MATERIALISED:
-        queries[name] = bi_sql(name)
     return dict(sorted(queries.items()))
 
 

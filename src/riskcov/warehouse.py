@@ -116,6 +116,11 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> 
             except duckdb.Error as exc:
                 raise RiskcovError(f"sql/{name}.sql: {str(exc).splitlines()[0]}") from exc
         _set_meta(con, "sql_objects_sha256", digest)
+        # the SQL of the stored metrics changed (a CSF added or removed, another riskcov):
+        # recompute them all, in the same transaction
+        from riskcov.materialise import refresh
+
+        refresh(con)
 
 
 def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:

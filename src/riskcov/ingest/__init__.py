@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov import __version__
+from riskcov import __version__, materialise
 from riskcov.db import one, transaction
 from riskcov.errors import InputError
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun, format_for, formats
@@ -82,6 +82,7 @@ def _insert_experiment_row(
 
 def delete_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Remove a run and everything below it (inside the caller's transaction)."""
+    materialise.forget_run(con, run_id)
     for table in FORMAT_TABLES:
         con.execute(
             f"DELETE FROM {table} WHERE experiment_id IN "
@@ -112,7 +113,7 @@ def _store(
                 __version__,
             ],
         )
-        _insert_experiments(con, run)
+        materialise.refresh(con, _insert_experiments(con, run))
 
 
 def ingest_file(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,9 @@ from riskcov import __version__
 from riskcov.db import one
 from riskcov.report.keys import SCALARS, value_of
 from riskcov.warehouse import resolve_path
+
+# a key whose last part is its parameter: mae_at_coverage_0.10, coverage_at_risk_0.05, ...
+_PARAMETER = re.compile(r"^(.*)_(\d+(?:\.\d+)?)$")
 
 
 def next_id(con: duckdb.DuckDBPyConnection) -> int:
@@ -64,11 +68,41 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, list[
     }
     con.register("_rows", arrays)
     select = ", ".join(
-        f"CASE WHEN isnan({k}) THEN NULL ELSE {k} END" if arrays[k].dtype == np.float64 else k
+        f'CASE WHEN isnan("{k}") THEN NULL ELSE "{k}" END AS "{k}"'
+        if arrays[k].dtype == np.float64
+        else f'"{k}"'
         for k in columns
     )
-    con.execute(f"INSERT INTO {table} SELECT {select} FROM _rows")
+    con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _rows")
     con.unregister("_rows")
+
+
+def split_metric(metric: str, area_c: float) -> tuple[str, float | None]:
+    """A metric key as (parameter-free name, its parameter): the coverage of MAE@coverage, the
+    alpha of coverage_at_risk, the C of AURC@C / AUGRC@C; None for a metric without one.
+
+    >>> split_metric("mae_at_coverage_0.10", 0.5), split_metric("aurc_at_c", 0.5)
+    (('mae_at_coverage', 0.1), ('aurc_at_c', 0.5))
+    >>> split_metric("coverage_at_risk_0.05", 0.5), split_metric("aurc_full", 0.5)
+    (('coverage_at_risk', 0.05), ('aurc_full', None))
+    """
+    match = _PARAMETER.match(metric)
+    if match:
+        return match.group(1), float(match.group(2))
+    return metric, (area_c if metric in ("aurc_at_c", "augrc_at_c") else None)
+
+
+def _context(art: dict[str, Any], labels: list[str]) -> dict[str, list[Any]]:
+    """run_id, experiment_id, mode and loss of each row's input (NULL run/experiment/mode for
+    a paired delta, which has two)."""
+    inputs = art["inputs"]
+    out: dict[str, list[Any]] = {"run_id": [], "experiment_id": [], "mode": [], "loss": []}
+    for label in labels:
+        entry = inputs[int(label.split("_")[1])] if label.startswith("input_") else {}
+        for key in ("run_id", "experiment_id", "mode"):
+            out[key].append(entry.get(key))
+        out["loss"].append(art["loss"]["name"])
+    return out
 
 
 def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]]:
@@ -113,6 +147,7 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
         ],
     )
     rows = metric_rows(art)
+    area_c = float(art["options"]["area_coverage"])
     if rows:
         columns = list(zip(*rows, strict=True))
         _insert(
@@ -126,6 +161,9 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
                 "value": list(columns[3]),
                 "ci_low": list(columns[4]),
                 "ci_high": list(columns[5]),
+                **_context(art, list(columns[0])),
+                "metric_base": [split_metric(m, area_c)[0] for m in columns[2]],
+                "at_value": [split_metric(m, area_c)[1] for m in columns[2]],
             },
         )
     curves: dict[str, list[Any]] = {

@@ -88,10 +88,13 @@ def _aurc(con: duckdb.DuckDBPyConnection, ids: list[int], csf: str) -> dict[int,
         + sample_confidences_sql(csf, labels=labels, where=where)
     )
     con.execute("CREATE OR REPLACE TEMP TABLE cmp_scored AS FROM rc_scored('cmp_confidences')")
-    con.execute("CREATE OR REPLACE TEMP TABLE cmp_totals AS FROM rc_totals('cmp_scored', 'v_unit_samples')")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE cmp_totals AS FROM rc_totals('cmp_scored', 'internal.v_unit_samples')"
+    )
     con.execute(
         "CREATE OR REPLACE TEMP TABLE cmp_points AS "
-        "FROM rc_points('cmp_scored', 'v_unit_samples', 'cmp_totals') ORDER BY series, replicate, plateau"
+        "FROM rc_points('cmp_scored', 'internal.v_unit_samples', 'cmp_totals') "
+        "ORDER BY series, replicate, plateau"
     )
     try:
         got = single_threaded(

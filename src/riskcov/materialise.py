@@ -1,0 +1,121 @@
+"""The warehouse's own point metrics and RC points: the tables `metrics` and `rc_points`
+(migration 0006), kept per experiment so that v_metrics / v_rc_points are scans.
+
+Rows are computed by the macros of `sql/` only (warehouse_scored → rc_totals → rc_points →
+warehouse_metrics, i.e. rc_summary), exactly as `evaluate --bootstrap-resamples 0`, on the
+experiments being added, through TEMP tables (a view chain would recompute the points for every
+macro that reads them). Everything runs inside the caller's transaction: an ingest's rows and
+their metrics land together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import duckdb
+import numpy as np
+
+from riskcov.db import one
+
+TABLES = ("metrics", "rc_points")
+# scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
+ROWS_PER_CHUNK = 4_000_000
+_TEMP = ("mat_points", "mat_harmonic", "mat_totals", "mat_scored", "mat_units", "mat_experiments")
+
+
+def _id_list(ids: Iterable[int]) -> str:
+    return ", ".join(str(int(i)) for i in ids)
+
+
+def forget(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int]) -> None:
+    """Delete the metrics and RC points of these experiments."""
+    listed = _id_list(experiment_ids)
+    if listed:
+        for table in TABLES:
+            con.execute(f"DELETE FROM {table} WHERE experiment_id IN ({listed})")
+
+
+def forget_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Delete the metrics and RC points of every experiment of a run (before the run goes)."""
+    for table in TABLES:
+        con.execute(
+            f"DELETE FROM {table} WHERE experiment_id IN "
+            "(SELECT experiment_id FROM experiments WHERE run_id = ?)",
+            [run_id],
+        )
+
+
+def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None = None) -> int:
+    """(Re)compute the rows of `experiment_ids` (every experiment when None); return the
+    number of metric rows written."""
+    if experiment_ids is None:
+        for table in TABLES:
+            con.execute(f"DELETE FROM {table}")
+        ids = [int(r[0]) for r in con.execute("SELECT experiment_id FROM experiments").fetchall()]
+    else:
+        ids = sorted({int(i) for i in experiment_ids})
+        forget(con, ids)
+    if not ids:
+        return 0
+    con.register("_mat_ids", {"experiment_id": np.asarray(ids, dtype=np.int32)})
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE mat_experiments AS SELECT experiment_id FROM _mat_ids")
+    finally:
+        con.unregister("_mat_ids")
+    # a few CSFs at a time: the scored relation of a 100,000-participant run under every CSF
+    # would hold ~20 M rows at once; each CSF's series are independent of the others'
+    csfs = [
+        str(r[0])
+        for r in con.execute(
+            "SELECT DISTINCT csf FROM (SELECT experiment_id, csf FROM v_csf_confidences UNION ALL "
+            "SELECT experiment_id, csf FROM v_sample_confidences) "
+            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments) ORDER BY csf"
+        ).fetchall()
+    ]
+    units = one(
+        con.execute(
+            "SELECT (SELECT count(*) FROM items SEMI JOIN mat_experiments USING (experiment_id)) + "
+            "(SELECT count(*) FROM samples SEMI JOIN mat_experiments USING (experiment_id))"
+        )
+    )
+    per_csf = 2 * int(units[0]) if units else 0  # two losses at most
+    # the point-estimate sample once per refresh, not once per macro of every round
+    con.execute("CREATE OR REPLACE TEMP TABLE mat_units AS FROM internal.v_unit_samples")
+    size = max(1, ROWS_PER_CHUNK // max(per_csf, 1))
+    for start in range(0, len(csfs), size):
+        _some_csfs(con, csfs[start : start + size])
+    row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
+    # on an error the caller's rollback removes them with everything else
+    for name in _TEMP:
+        con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+    return int(row[0]) if row else 0
+
+
+def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str]) -> None:
+    """Insert the rows of these CSFs for the experiments in TEMP TABLE mat_experiments."""
+    # literals, not a parameter: the optimizer folds the test and prunes the other CSFs' branches
+    listed = "[" + ", ".join("'" + c.replace("'", "''") + "'" for c in csfs) + "]"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE mat_scored AS FROM warehouse_scored('mat_experiments', {listed})"
+    )
+    units = "'mat_units'"
+    steps = (
+        ("mat_totals", f"FROM rc_totals('mat_scored', {units})"),
+        (
+            "mat_points",
+            "SELECT series.experiment_id AS experiment_id, series.csf AS csf, "
+            f"series.loss AS loss, * FROM rc_points('mat_scored', {units}, 'mat_totals')",
+        ),
+        ("mat_harmonic", "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_totals))"),
+    )
+    for name, query in steps:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
+    con.execute(
+        "INSERT INTO rc_points BY NAME SELECT * EXCLUDE (series) FROM mat_points "
+        "ORDER BY experiment_id, csf, loss, replicate, plateau"
+    )
+    con.execute(
+        "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics("
+        f"'mat_scored', {units}, 'mat_points', 'mat_totals', 'mat_harmonic') "
+        "ORDER BY experiment_id, csf, loss"
+    )

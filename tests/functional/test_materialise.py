@@ -1,0 +1,80 @@
+"""The warehouse's metric tables (issue 11, item 8): filled at ingest by the same SQL as
+`evaluate --bootstrap-resamples 0`, swapped with `--replace`, refilled when an older warehouse
+migrates; v_metrics / v_rc_points read them."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+PREDS = "sample_id,confidence,correct\na,0.9,1\nb,0.8,1\nc,0.4,0\nd,0.3,1\n"
+OTHER = "sample_id,confidence,correct\na,0.9,0\nb,0.8,1\nc,0.4,1\n"
+COLUMNS = "experiment_id, csf, loss, cmax, aurc_full, augrc_full, n_points"
+
+
+def test_ingest_fills_the_tables_with_evaluates_numbers_and_replace_swaps_them(
+    warehouse_path, run_cli, sql, tmp_path
+):
+    preds = tmp_path / "preds.csv"
+    preds.write_text(PREDS)
+    assert run_cli(["ingest", preds, "--warehouse", warehouse_path]).exit_code == 0
+    rows = sql(warehouse_path, f"SELECT {COLUMNS} FROM metrics")
+    assert rows == [(1, "confidence", "given", 1.0, 0.11458333333333331, 0.09375, 4)]
+    assert sql(warehouse_path, f"SELECT {COLUMNS} FROM v_metrics") == rows
+    points = "SELECT plateau, coverage, selective_risk FROM rc_points ORDER BY plateau"
+    assert sql(warehouse_path, points) == [(1, 0.25, 0.0), (2, 0.5, 0.0), (3, 0.75, 1 / 3), (4, 1.0, 0.25)]
+    evaluated = run_cli(
+        [
+            "evaluate",
+            "--input",
+            "preds",
+            "--bootstrap-resamples",
+            "0",
+            "--json",
+            "--warehouse",
+            warehouse_path,
+        ]
+    )
+    artifact = json.loads(evaluated.stdout)["confidence_variants"]["confidence"]
+    assert (artifact["aurc_full"], artifact["augrc_full"]) == rows[0][4:6]
+    stored = (
+        "SELECT run_id, experiment_id, mode, loss, metric_base, at_value, value FROM evaluation_metrics "
+        "WHERE metric IN ('mae_at_coverage_0.60', 'aurc_at_c', 'aurc_full') ORDER BY metric"
+    )
+    assert sql(warehouse_path, stored) == [
+        ("preds", 1, None, "given", "aurc_at_c", 0.5, 0.0),
+        ("preds", 1, None, "given", "aurc_full", None, 0.11458333333333331),
+        ("preds", 1, None, "given", "mae_at_coverage", 0.6, 1 / 3),
+    ]
+    # --replace: the run's experiment and its rows go, the new file's come, in one transaction
+    preds.write_text(OTHER)
+    assert run_cli(["ingest", preds, "--replace", "--warehouse", warehouse_path]).exit_code == 0
+    assert sql(warehouse_path, f"SELECT {COLUMNS} FROM metrics") == [
+        (2, "confidence", "given", 1.0, 0.7222222222222221, 0.2777777777777778, 3)
+    ]
+    assert sql(warehouse_path, "SELECT DISTINCT experiment_id FROM rc_points") == [(2,)]
+
+
+def test_an_older_warehouse_is_filled_when_it_migrates(warehouse_path, run_cli, sql, tmp_path):
+    preds = tmp_path / "preds.csv"
+    preds.write_text(PREDS)
+    assert run_cli(["ingest", preds, "--warehouse", warehouse_path]).exit_code == 0
+    con = duckdb.connect(str(warehouse_path))  # undo migration 0006
+    for statement in (
+        "DROP VIEW v_metrics",
+        "DROP VIEW v_rc_points",
+        "DROP TABLE metrics",
+        "DROP TABLE rc_points",
+        "DROP SCHEMA internal CASCADE",
+        "DELETE FROM schema_migrations WHERE version = 6",
+        *(f'ALTER TABLE evaluation_metrics DROP COLUMN "{c}"' for c in ("run_id", "experiment_id", "mode")),
+        *(f'ALTER TABLE evaluation_metrics DROP COLUMN "{c}"' for c in ("loss", "metric_base", "at_value")),
+    ):
+        con.execute(statement)
+    con.close()
+    assert run_cli(["runs", "--warehouse", warehouse_path]).exit_code == 0
+    assert sql(warehouse_path, f"SELECT {COLUMNS} FROM v_metrics") == [
+        (1, "confidence", "given", 1.0, 0.11458333333333331, 0.09375, 4)
+    ]
+    assert sql(warehouse_path, "SELECT count(*) FROM v_rc_points") == [(4,)]
