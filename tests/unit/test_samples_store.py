@@ -1,0 +1,78 @@
+"""Per-sample rows as stored (SPEC §9): `fill` writes what a plain reading of the file gives, in
+storage order, whichever way the rows are laid out (the staged table as read, a sorted copy,
+or one INSERT per table for many experiments)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from riskcov.formats import per_sample, samples_store
+from riskcov.formats.samples import SampleDefaults, stage_samples
+from riskcov.migrations import migrate
+
+HEADER = ("sample_id", "seed", "domain", "cluster", "abstained", "confidence_b", "confidence_a", "loss")
+
+
+def _rows(n: int) -> list[tuple[str, int, str, int, bool, float, float, float]]:
+    # text ids, three seeds x two domains interleaved, integer clusters, every 7th abstained
+    return [
+        (
+            f"s{(i * 17) % n}",
+            (2, 0, 1)[i % 3],
+            "ood" if i % 5 == 0 else "id",
+            i % 4,
+            i % 7 == 0,
+            i / 8,
+            -i / 4,
+            i % 3,
+        )
+        for i in range(n)
+    ]
+
+
+def _oracle(rows: list, ids: list[int]) -> tuple[list, list]:
+    """samples and sample_scores rows in storage order, from the rows in file order."""
+    experiments = sorted({(r[1], r[2]) for r in rows})
+    samples, scores = [], []
+    for eid, key in zip(ids, experiments, strict=True):
+        mine = [r for r in rows if (r[1], r[2]) == key]
+        samples += [
+            (eid, i, r[0], str(r[3]), r[3], r[4], float(r[7]), None, None, None) for i, r in enumerate(mine)
+        ]
+        for csf, col in (("a", 6), ("b", 5)):
+            scores += [(eid, i, csf, None if r[4] else r[col]) for i, r in enumerate(mine)]
+    return samples, scores
+
+
+@pytest.mark.parametrize(
+    ("order", "sliced_max", "table"),
+    [
+        ("file", samples_store.SLICED_MAX, samples_store.ORDERED),  # interleaved: one sorted copy
+        ("sorted", samples_store.SLICED_MAX, "_riskcov_samples_typed"),  # already in order: no copy
+        ("file", 0, samples_store.ORDERED),  # one INSERT per table
+    ],
+)
+def test_stored_rows_match_a_plain_reading_of_the_file(tmp_path: Path, monkeypatch, order, sliced_max, table):
+    monkeypatch.setattr(samples_store, "SLICED_MAX", sliced_max)
+    rows = _rows(60)
+    if order == "sorted":
+        rows.sort(key=lambda r: (r[1], r[2]))  # stable: file order within an experiment
+    path = tmp_path / "m.csv"
+    path.write_text(
+        ",".join(HEADER) + "\n" + "".join(",".join(str(v).lower() for v in r) + "\n" for r in rows)
+    )
+    con = duckdb.connect()
+    migrate(con)
+    staged = stage_samples(con, path, SampleDefaults())
+    assert (staged.layout.table, len(staged.experiments)) == (table, 6)
+    ids = [10 + 3 * k for k in range(6)]
+    per_sample.fill(con, ids, staged)
+    con.execute("SET threads = 1")
+    samples, scores = _oracle(rows, ids)
+    assert con.sql("SELECT * FROM samples ORDER BY rowid").fetchall() == samples
+    assert con.sql("SELECT * FROM sample_scores ORDER BY rowid").fetchall() == scores
+    assert con.sql("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall() == [(0,)]
+    assert con.sql("SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal").fetchall() == [(0,)]
