@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import accumulate
 
 import duckdb
@@ -105,6 +106,17 @@ def inspection_views(con: duckdb.DuckDBPyConnection, layout: Layout, cluster_ord
     con.execute(f"CREATE TEMP VIEW staged_scores AS {scores}")
 
 
+@cache
+def _dict_fsst() -> tuple[str, ...]:
+    """("dict_fsst",) when this DuckDB has that compression method (tried on a connection of
+    its own, so a refusal cannot abort the caller's transaction), else ()."""
+    try:
+        duckdb.connect().execute("SET disabled_compression_methods = 'dict_fsst'")
+    except duckdb.Error:  # an older DuckDB: no such method, no such cost
+        return ()
+    return ("dict_fsst",)
+
+
 def store(con: duckdb.DuckDBPyConnection, layout: Layout, experiment_ids: Sequence[int]) -> None:
     """Insert the staged rows into `samples` and `sample_scores` under the experiments' ids
     (in the order of the sorted experiments), each table in its storage order."""
@@ -117,9 +129,8 @@ def store(con: duckdb.DuckDBPyConnection, layout: Layout, experiment_ids: Sequen
     before, kept_order = (str(row[0]), bool(row[1])) if row else ("", True)
     if not kept_order:  # the INSERTs keep the staged table's row order
         con.execute("SET preserve_insertion_order = true")
-    con.execute(
-        f"SET disabled_compression_methods = {literal(','.join(filter(None, [before, 'dict_fsst'])))}"
-    )
+    methods = ",".join(dict.fromkeys(filter(None, [*before.split(","), *_dict_fsst()])))
+    con.execute(f"SET disabled_compression_methods = {literal(methods)}")
     try:
         if len(experiment_ids) <= SLICED_MAX:
             for eid, start, n in zip(experiment_ids, layout.starts, layout.counts, strict=True):
