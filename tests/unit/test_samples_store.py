@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from riskcov.errors import InputError
 from riskcov.formats import per_sample, samples_store
 from riskcov.formats.samples import SampleDefaults, stage_samples
 from riskcov.migrations import migrate
@@ -47,15 +48,23 @@ def _oracle(rows: list, ids: list[int]) -> tuple[list, list]:
     return samples, scores
 
 
+TYPED = "_riskcov_samples_typed"
+
+
 @pytest.mark.parametrize(
-    ("order", "sliced_max", "table"),
+    ("order", "sliced_max", "table", "in_transaction"),
     [
-        ("file", samples_store.SLICED_MAX, samples_store.ORDERED),  # interleaved: one sorted copy
-        ("sorted", samples_store.SLICED_MAX, "_riskcov_samples_typed"),  # already in order: no copy
-        ("file", 0, samples_store.ORDERED),  # one INSERT per table
+        ("file", samples_store.SLICED_MAX, samples_store.ORDERED, False),  # interleaved: a sorted copy
+        ("sorted", samples_store.SLICED_MAX, TYPED, False),  # already in order: no copy
+        ("file", 0, samples_store.ORDERED, False),  # one INSERT per table
+        # inside an open transaction (evaluate --input FILE) new tables' rowids do not start at 0
+        ("sorted", samples_store.SLICED_MAX, TYPED, True),
+        ("file", 0, samples_store.ORDERED, True),
     ],
 )
-def test_stored_rows_match_a_plain_reading_of_the_file(tmp_path: Path, monkeypatch, order, sliced_max, table):
+def test_stored_rows_match_a_plain_reading_of_the_file(
+    tmp_path: Path, monkeypatch, order, sliced_max, table, in_transaction
+):
     monkeypatch.setattr(samples_store, "SLICED_MAX", sliced_max)
     rows = _rows(60)
     if order == "sorted":
@@ -66,10 +75,14 @@ def test_stored_rows_match_a_plain_reading_of_the_file(tmp_path: Path, monkeypat
     )
     con = duckdb.connect()
     migrate(con)
+    if in_transaction:
+        con.execute("BEGIN TRANSACTION")
     staged = stage_samples(con, path, SampleDefaults())
     assert (staged.layout.table, len(staged.experiments)) == (table, 6)
     ids = [10 + 3 * k for k in range(6)]
     per_sample.fill(con, ids, staged)
+    if in_transaction:
+        con.execute("COMMIT")
     con.execute("SET threads = 1")
     samples, scores = _oracle(rows, ids)
     assert con.sql("SELECT * FROM samples ORDER BY rowid").fetchall() == samples
@@ -77,3 +90,13 @@ def test_stored_rows_match_a_plain_reading_of_the_file(tmp_path: Path, monkeypat
     left = "SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL "
     left += "SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal"
     assert con.sql(left).fetchall() == []
+
+
+def test_rows_are_numbered_from_1_inside_an_open_transaction(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("sample_id,confidence,correct\n1,0.5,1\n2,high,1\n")
+    con = duckdb.connect()
+    con.execute("BEGIN TRANSACTION")
+    with pytest.raises(InputError) as info:
+        stage_samples(con, path, SampleDefaults())
+    assert str(info.value) == f'{path}: row 2, column confidence: value "high" is not a number'

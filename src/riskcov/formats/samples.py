@@ -66,6 +66,7 @@ from riskcov.formats.samples_store import (
     Layout,
     drop,
     experiments,
+    first_rowid,
     inspection_views,
     rows_in_order,
 )
@@ -191,7 +192,7 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[list[Source], str
         con.execute(f"""CREATE TEMP TABLE {RAW} AS SELECT * FROM read_csv({p}, header = true,
             auto_detect = false, columns = {{{cols}}}, delim = ',', quote = '"', escape = '"',
             comment = '', skip = 0, strict_mode = true, null_padding = false, encoding = 'utf-8')""")
-        return [Source(name, f"c{i}", TEXT) for i, name in enumerate(names)], "rowid + 1"
+        return [Source(name, f"c{i}", TEXT) for i, name in enumerate(names)], _row_number(con)
     if fmt == "Parquet":
         reader = f"read_parquet({p})"
     else:
@@ -218,7 +219,12 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[list[Source], str
         con.execute(f"CREATE TEMP VIEW {RAW} AS SELECT {', '.join(select)} FROM {reader}")
         return sources, "row_number"
     con.execute(f"CREATE TEMP TABLE {RAW} AS SELECT {', '.join(select)} FROM {reader}")
-    return sources, "rowid + 1"
+    return sources, _row_number(con)
+
+
+def _row_number(con: duckdb.DuckDBPyConnection) -> str:
+    """SQL of RAW's 1-based row number, RAW being a table (its rows in file order)."""
+    return f"rowid - {first_rowid(con, RAW)} + 1"
 
 
 def _cluster_order(con: duckdb.DuckDBPyConnection, plan: Plan, is_csv: bool) -> tuple[bool, str]:

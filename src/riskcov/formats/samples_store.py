@@ -37,9 +37,10 @@ SLICED_MAX = 64
 @dataclass(frozen=True)
 class Layout:
     """Where the staged rows are: `table` (TYPED or ORDERED) holds each experiment as a block
-    of rows in file order, starting at rowid `starts[k]` (experiments in sorted order)."""
+    of rows in file order, starting at rowid `base + starts[k]` (experiments in sorted order)."""
 
     table: str
+    base: int  # the table's first rowid (not 0 for a table made inside the open transaction)
     starts: tuple[int, ...]
     counts: tuple[int, ...]
     csfs: tuple[str, ...]  # column s{j} of `table` holds CSF csfs[j]
@@ -59,14 +60,22 @@ def drop(con: duckdb.DuckDBPyConnection, *names: str) -> None:
         con.execute(f'DROP {kind} temp.main."{name}"')
 
 
+def first_rowid(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """The rowid of a table's first row: 0, except for a table created inside the transaction
+    still open, whose rows get row ids far above any committed row's (consecutive all the same)."""
+    row = con.execute(f"SELECT min(rowid) FROM {table}").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
 def experiments(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int, str, str, int, int]]:
     """Create EXPS (one row per experiment of TYPED, `exp_no` 1.. in sorted order, where its
     rows are) and return (method, seed, split, domain, n, n_abstained) per experiment."""
+    base = first_rowid(con, TYPED)
     con.execute(f"""CREATE TEMP TABLE {EXPS} AS
         SELECT *, row_number() OVER (ORDER BY {EXPERIMENT}) AS exp_no FROM (
             SELECT {EXPERIMENT}, count(*) AS n, count(*) FILTER (WHERE abstained) AS n_abstained,
                 min(row_number) AS first_row, max(row_number) AS last_row,
-                bool_and(rowid + 1 = row_number) AS by_rowid
+                bool_and(rowid - {base} + 1 = row_number) AS by_rowid
             FROM {TYPED} GROUP BY ALL)""")
     return con.execute(f"SELECT {EXPERIMENT}, n, n_abstained FROM {EXPS} ORDER BY exp_no").fetchall()
 
@@ -87,7 +96,7 @@ def rows_in_order(con: duckdb.DuckDBPyConnection, csfs: Sequence[str], numeric_c
         con.execute(f"""CREATE TEMP TABLE {ORDERED} AS SELECT t.*, e.exp_no FROM {TYPED} AS t
             JOIN {EXPS} AS e USING ({EXPERIMENT}) ORDER BY e.exp_no, t.row_number""")
         drop(con, TYPED)
-    return Layout(table, starts, counts, tuple(csfs), numeric_clusters)
+    return Layout(table, first_rowid(con, table), starts, counts, tuple(csfs), numeric_clusters)
 
 
 def inspection_views(con: duckdb.DuckDBPyConnection, layout: Layout, cluster_order: str) -> None:
@@ -133,16 +142,17 @@ def store(con: duckdb.DuckDBPyConnection, layout: Layout, experiment_ids: Sequen
     con.execute(f"SET disabled_compression_methods = {literal(methods)}")
     try:
         if len(experiment_ids) <= SLICED_MAX:
-            for eid, start, n in zip(experiment_ids, layout.starts, layout.counts, strict=True):
+            for eid, at, n in zip(experiment_ids, layout.starts, layout.counts, strict=True):
+                start = layout.base + at
                 block = f"FROM {t} WHERE rowid BETWEEN {start} AND {start + n - 1}"
                 con.execute(f"INSERT INTO samples SELECT {eid}, rowid - {start}, {values} {block}")
                 for j, csf in enumerate(layout.csfs):
                     score = f"{eid}, rowid - {start}, {literal(csf)}, s{j}"
                     con.execute(f"INSERT INTO sample_scores SELECT {score} {block}")
         else:  # t is ORDERED, with exp_no
-            ids, starts = f"{list(experiment_ids)}", f"{list(layout.starts)}"
-            at = f"{ids}[exp_no], rowid - {starts}[exp_no]"
-            con.execute(f"INSERT INTO samples SELECT {at}, {values} FROM {t}")
+            ids, starts = f"{list(experiment_ids)}", f"{[layout.base + s for s in layout.starts]}"
+            key = f"{ids}[exp_no], rowid - {starts}[exp_no]"
+            con.execute(f"INSERT INTO samples SELECT {key}, {values} FROM {t}")
             csfs = "[" + ", ".join(literal(c) for c in layout.csfs) + "]"
             scores = "[" + ", ".join(f"s{j}" for j in range(len(layout.csfs))) + "]"
             con.execute(f"""INSERT INTO sample_scores SELECT {ids}[exp_no], i, {csfs}[j], confidence
