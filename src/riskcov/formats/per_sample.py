@@ -13,10 +13,10 @@ import duckdb
 from riskcov.errors import RiskcovError
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
 from riskcov.formats.samples import SampleDefaults, StagedSamples, stage_samples
+from riskcov.formats.samples_store import drop, store
 
 FORMAT_NAME = "per-sample-table"
 SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
-_KEY = ("method", "seed", "split", "domain")
 
 
 def parse(
@@ -64,30 +64,7 @@ def parse(
 
 
 def fill(con: duckdb.DuckDBPyConnection, experiment_ids: list[int], staged: StagedSamples) -> None:
-    """Insert the staged rows under their experiments' ids (a scan per table)."""
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE staged_experiments (experiment_id INTEGER, method VARCHAR, "
-        "seed BIGINT, split VARCHAR, domain VARCHAR)"
-    )
-    con.executemany(
-        "INSERT INTO staged_experiments VALUES (?, ?, ?, ?, ?)",
-        [
-            [eid, e.method, e.seed, e.split, e.domain]
-            for eid, e in zip(experiment_ids, staged.experiments, strict=True)
-        ],
-    )
-    cluster_int = "CAST(s.cluster AS BIGINT)" if staged.numeric_clusters else "NULL"
-    con.execute(
-        "INSERT INTO samples SELECT x.experiment_id, s.sample_index, s.sample_id, s.cluster, "
-        f"{cluster_int}, s.abstained, s.loss, s.label, s.prediction, s.prob "
-        f"FROM staged_samples AS s JOIN staged_experiments AS x USING ({', '.join(_KEY)}) "
-        "ORDER BY x.experiment_id, s.sample_index"
-    )
-    con.execute(
-        "INSERT INTO sample_scores SELECT x.experiment_id, s.sample_index, sc.csf, sc.confidence "
-        f"FROM staged_scores AS sc JOIN staged_samples AS s USING ({', '.join(_KEY)}, sample_id) "
-        f"JOIN staged_experiments AS x USING ({', '.join(_KEY)}) "
-        "ORDER BY x.experiment_id, sc.csf, s.sample_index"
-    )
-    for table in ("staged_experiments", "staged_scores", "staged_samples"):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+    """Insert the staged rows under their experiments' ids, in storage order (see
+    `riskcov.formats.samples_store`), and drop what staging left."""
+    store(con, staged.layout, experiment_ids)
+    drop(con, "staged_samples", "staged_scores", staged.layout.table)

@@ -1,9 +1,10 @@
 """Per-sample tables (SPEC §9): read a CSV, Parquet or JSONL file, validate it, stage it.
 
-`stage_samples` reads the file with DuckDB's own readers into a raw temp table (CSV cells all
-as text, so every type decision and message is ours, not the sniffer's), checks the header,
-types every column in one SQL pass, reports the first problem in file order (lowest row, then
-leftmost column) as one line, and only then fills two temp tables:
+`stage_samples` reads the file with DuckDB's own readers (CSV cells all as text, so every type
+decision and message is ours, not the sniffer's; a Parquet file is read in place), checks the
+header, types every column in one SQL pass, reports the first problem in file order (lowest
+row, then leftmost column) as one line, and only then lays the rows out for `fill`
+(`riskcov.formats.samples_store`). For inspection it leaves two TEMP VIEWs, computed when read:
 
 - `staged_samples`: one row per sample, with its experiment (method, seed, split, domain),
   `row_number` (1-based data row of the file), `sample_index` (0-based, file order within
@@ -59,6 +60,16 @@ from riskcov.formats.samples_checks import (
     show,
     typed_sql,
 )
+from riskcov.formats.samples_store import (
+    EXPS,
+    ORDERED,
+    Layout,
+    drop,
+    experiments,
+    first_rowid,
+    inspection_views,
+    rows_in_order,
+)
 
 _FORMATS = {".csv": "CSV", ".parquet": "Parquet", ".jsonl": "JSON lines", ".ndjson": "JSON lines"}
 _INTS = {
@@ -73,15 +84,7 @@ _INTS = {
     "UBIGINT",
 }
 _EXPERIMENT = "method, seed, split, domain"
-EXPS, INDEX = "_riskcov_samples_experiments", "_riskcov_samples_index"
-_SAMPLES_DDL = """CREATE TEMP TABLE staged_samples (method VARCHAR NOT NULL, seed BIGINT NOT NULL,
-    split VARCHAR NOT NULL, domain VARCHAR NOT NULL, row_number BIGINT NOT NULL,
-    sample_index BIGINT NOT NULL, sample_id VARCHAR NOT NULL, cluster VARCHAR NOT NULL,
-    cluster_no BIGINT NOT NULL, abstained BOOLEAN NOT NULL, loss DOUBLE NOT NULL, label VARCHAR,
-    prediction VARCHAR, prob DOUBLE)"""
-_SCORES_DDL = """CREATE TEMP TABLE staged_scores (method VARCHAR NOT NULL, seed BIGINT NOT NULL,
-    split VARCHAR NOT NULL, domain VARCHAR NOT NULL, sample_id VARCHAR NOT NULL, csf VARCHAR NOT NULL,
-    confidence DOUBLE)"""
+_STAGED = ("staged_samples", "staged_scores", RAW, TYPED, EXPS, ORDERED)
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class StagedSamples:
     experiments: tuple[SampleExperiment, ...]
     columns: tuple[str, ...]  # the file's columns, in file order
     numeric_clusters: bool  # cluster_no follows numeric order (else text order)
+    layout: Layout  # where `fill` finds the rows
 
     @property
     def has_prob(self) -> bool:
@@ -177,8 +181,10 @@ def _kind(duck_type: str) -> str:
     return BOOL if duck_type == "BOOLEAN" else TEXT
 
 
-def _read(con: duckdb.DuckDBPyConnection, path: Path) -> list[Source]:
-    """Create RAW from the file (columns c0, c1, ...; row order kept) and return its columns."""
+def _read(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[list[Source], str]:
+    """Create RAW from the file (columns c0, c1, ...; row order kept): a table, or for Parquet
+    a view (the file has row numbers of its own). Return its columns and the SQL of its 1-based
+    row number."""
     p, fmt = literal(str(path)), _FORMATS[path.suffix.lower()]
     if fmt == "CSV":
         names = _csv_header(path)
@@ -186,7 +192,7 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path) -> list[Source]:
         con.execute(f"""CREATE TEMP TABLE {RAW} AS SELECT * FROM read_csv({p}, header = true,
             auto_detect = false, columns = {{{cols}}}, delim = ',', quote = '"', escape = '"',
             comment = '', skip = 0, strict_mode = true, null_padding = false, encoding = 'utf-8')""")
-        return [Source(name, f"c{i}", TEXT) for i, name in enumerate(names)]
+        return [Source(name, f"c{i}", TEXT) for i, name in enumerate(names)], _row_number(con)
     if fmt == "Parquet":
         reader = f"read_parquet({p})"
     else:
@@ -207,8 +213,18 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path) -> list[Source]:
             ident = f"({ident} ->> '$')" if duck_type == "JSON" else f"CAST({ident} AS VARCHAR)"
         select.append(f"{ident} AS c{i}")
         sources.append(Source(name, f"c{i}", kind))
+    if fmt == "Parquet":
+        select.append("file_row_number + 1 AS row_number")
+        reader = f"read_parquet({p}, file_row_number = true)"
+        con.execute(f"CREATE TEMP VIEW {RAW} AS SELECT {', '.join(select)} FROM {reader}")
+        return sources, "row_number"
     con.execute(f"CREATE TEMP TABLE {RAW} AS SELECT {', '.join(select)} FROM {reader}")
-    return sources
+    return sources, _row_number(con)
+
+
+def _row_number(con: duckdb.DuckDBPyConnection) -> str:
+    """SQL of RAW's 1-based row number, RAW being a table (its rows in file order)."""
+    return f"rowid - {first_rowid(con, RAW)} + 1"
 
 
 def _cluster_order(con: duckdb.DuckDBPyConnection, plan: Plan, is_csv: bool) -> tuple[bool, str]:
@@ -223,66 +239,38 @@ def _cluster_order(con: duckdb.DuckDBPyConnection, plan: Plan, is_csv: bool) -> 
 
 def _raise_first_problem(con: duckdb.DuckDBPyConnection, path: Path, plan: Plan) -> None:
     """The first problem in file order: lowest row, then leftmost column; repeated ids included."""
-    problems = [f"p{i}" for i in range(len(plan.order))]
-    found = con.execute(f"""SELECT row_number, {", ".join(problems)} FROM {TYPED}
-        WHERE coalesce({", ".join(problems)}) IS NOT NULL ORDER BY row_number LIMIT 1""").fetchone()
-    # a repeat is the second row of an (experiment, sample_id) group; an aggregate, not a window
-    sid = show(Source("sample_id", "t.sample_id", TEXT))
-    repeat = con.execute(f"""SELECT t.row_number, 'column sample_id: value ' || {sid} || ' repeats row '
-            || d.first_row || ' of experiment (method ' || t.method || ', seed ' || t.seed || ', split '
-            || t.split || ', domain ' || t.domain || ')'
-        FROM {TYPED} t JOIN (SELECT {_EXPERIMENT}, sample_id, min(row_number) AS first_row FROM {TYPED}
-            GROUP BY ALL HAVING count(*) > 1) d USING ({_EXPERIMENT}, sample_id)
-        WHERE t.row_number > d.first_row ORDER BY t.row_number LIMIT 1""").fetchone()
+    found = con.execute(f"""SELECT row_number, problem_at, problem FROM {TYPED}
+        WHERE problem IS NOT NULL ORDER BY row_number LIMIT 1""").fetchone()
+    # cheap first: no two rows of an experiment share a hash of their key, so no id repeats
+    hashed = con.execute(f"""SELECT count(*) FROM (SELECT hash({_EXPERIMENT}, sample_id) FROM {TYPED}
+        GROUP BY ALL HAVING count(*) > 1)""").fetchone()
+    repeat = None
+    if hashed != (0,):
+        # a repeat is the second row of an (experiment, sample_id) group; an aggregate, not a window
+        sid = show(Source("sample_id", "t.sample_id", TEXT))
+        repeat = con.execute(f"""SELECT t.row_number, 'column sample_id: value ' || {sid}
+                || ' repeats row ' || d.first_row || ' of experiment (method ' || t.method || ', seed '
+                || t.seed || ', split ' || t.split || ', domain ' || t.domain || ')'
+            FROM {TYPED} t JOIN (SELECT {_EXPERIMENT}, sample_id, min(row_number) AS first_row
+                FROM {TYPED} GROUP BY ALL HAVING count(*) > 1) d USING ({_EXPERIMENT}, sample_id)
+            WHERE t.row_number > d.first_row ORDER BY t.row_number LIMIT 1""").fetchone()
     sample_at = next(i for i, s in enumerate(plan.order) if s.name == "sample_id")
-    if found is not None:
-        at, message = next((i, m) for i, m in enumerate(found[1:]) if m is not None)
-        # same row: the repeat belongs to the sample_id column, after its own (null) check
-        if repeat is None or (found[0], at) <= (repeat[0], sample_at):
-            raise InputError(f"{path}: row {found[0]}, {message}")
+    # same row: the repeat belongs to the sample_id column, after its own (null) check
+    if found is not None and (repeat is None or (found[0], found[1]) <= (repeat[0], sample_at)):
+        raise InputError(f"{path}: row {found[0]}, {found[2]}")
     if repeat is not None:
         raise InputError(f"{path}: row {repeat[0]}, {repeat[1]}")
 
 
-def _stage(
-    con: duckdb.DuckDBPyConnection, plan: Plan, numeric: bool
-) -> list[tuple[str, int, str, str, int, int]]:
-    """Fill staged_samples and staged_scores from TYPED; return the experiments and their counts."""
-    con.execute(f"""CREATE TEMP TABLE {EXPS} AS SELECT *, row_number() OVER (ORDER BY {_EXPERIMENT}) AS exp_no
-        FROM (SELECT {_EXPERIMENT}, count(*) AS n, count(*) FILTER (WHERE abstained) AS n_abstained
-              FROM {TYPED} GROUP BY ALL)""")
-    # the windows sort only three narrow columns (a window dragging every column along is
-    # several times slower); the result, in file order, is joined back by position
-    by = "PARTITION BY exp_no"
-    con.execute(f"""CREATE TEMP TABLE {INDEX} AS SELECT row_number,
-        row_number() OVER ({by} ORDER BY row_number) - 1 AS sample_index,
-        dense_rank() OVER ({by} ORDER BY {"cluster_key" if numeric else "cluster"}) AS cluster_no
-        FROM {TYPED} JOIN {EXPS} USING ({_EXPERIMENT}) ORDER BY row_number""")
-    con.execute(_SAMPLES_DDL)
-    con.execute(f"""INSERT INTO staged_samples SELECT {_EXPERIMENT}, t.row_number, i.sample_index,
-        sample_id, cluster, i.cluster_no, abstained, loss, label, prediction, prob
-        FROM {TYPED} t POSITIONAL JOIN {INDEX} i""")
-    con.execute(_SCORES_DDL)
-    for j, csf in enumerate(plan.csfs):
-        con.execute(
-            f"INSERT INTO staged_scores SELECT {_EXPERIMENT}, sample_id, {literal(csf)}, s{j} FROM {TYPED}"
-        )
-    return con.execute(f"SELECT {_EXPERIMENT}, n, n_abstained FROM {EXPS} ORDER BY exp_no").fetchall()
-
-
-def _drop(con: duckdb.DuckDBPyConnection, *tables: str) -> None:
-    # temp.main: never a table of the caller's database of the same name
-    con.execute("; ".join(f"DROP TABLE IF EXISTS temp.main.{t}" for t in tables))
-
-
 def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDefaults) -> StagedSamples:
-    """Validate a per-sample table and (re)create TEMP TABLEs staged_samples and staged_scores.
+    """Validate a per-sample table, lay its rows out for `fill` and (re)create the TEMP VIEWs
+    staged_samples and staged_scores.
 
     Raises InputError (one line: file, row, column, value) on the first problem in file order,
-    leaving neither table behind (nor those of an earlier call); UsageError for a file name
-    that is not a per-sample table.
+    leaving nothing staged behind (nor from an earlier call); UsageError for a file name that
+    is not a per-sample table.
     """
-    _drop(con, "staged_samples", "staged_scores", RAW, TYPED, EXPS, INDEX)
+    drop(con, *_STAGED)
     if path.suffix.lower() not in _FORMATS:
         raise UsageError(
             f"{path}: not a per-sample table: the name must end in .csv, .parquet, .jsonl or .ndjson"
@@ -296,7 +284,7 @@ def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDe
         if path.stat().st_size == 0:
             raise InputError(f"{path}: no data rows")
         try:
-            sources = _read(con, path)
+            sources, row_number = _read(con, path)
         except duckdb.Error as exc:
             raise InputError(f"{path}: unreadable {_FORMATS[path.suffix.lower()]}: {_reason(exc)}") from None
         counted = con.execute(f"SELECT count(*) FROM {RAW}").fetchone()
@@ -312,14 +300,17 @@ def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDe
             "split": literal(d.split or "test"),
             "domain": literal(d.domain or "id"),
         }
-        con.execute(typed_sql(plan, experiment, key))
+        con.execute(typed_sql(plan, experiment, key, row_number))
+        drop(con, RAW)
         _raise_first_problem(con, path, plan)
-        found = _stage(con, plan, numeric)
+        found = experiments(con)
+        layout = rows_in_order(con, tuple(plan.csfs), numeric)
+        inspection_views(con, layout, "cluster_key" if numeric else "cluster")
     except BaseException:
-        _drop(con, "staged_samples", "staged_scores")
+        drop(con, *_STAGED)
         raise
     finally:
-        _drop(con, RAW, TYPED, EXPS, INDEX)
+        drop(con, RAW, EXPS)
         if not kept_order:
             con.execute("SET preserve_insertion_order = false")
     return StagedSamples(
@@ -330,4 +321,5 @@ def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDe
         experiments=tuple(SampleExperiment(*row) for row in found),
         columns=tuple(s.name for s in sources),
         numeric_clusters=numeric,
+        layout=layout,
     )
