@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import make_example, riskcov_exe, time_v
+from common import make_example, riskcov_env, riskcov_exe, time_v
 
 ROOT = Path(__file__).resolve().parents[1]
 DUCKDB_JSON_OBJECT_LIMIT = 16 * 2**20  # DuckDB's default maximum_object_size for read_json
@@ -41,7 +41,7 @@ def run_once(riskcov: str, run_file: Path, warehouse: Path, expected: str) -> tu
     if use_time:
         cmd = [str(gnu_time), "-v", *cmd]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=riskcov_env())
     wall = time.perf_counter() - start
     if proc.returncode != 0 or expected not in proc.stdout:
         raise RuntimeError(f"ingest failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")

@@ -4,6 +4,7 @@ the file, experiment, participant and field of the first problem."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import duckdb
 from riskcov.errors import InputError
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
 from riskcov.formats.phq8_json.columns import ExperimentColumns, ExperimentRows, add_participant, to_columns
+from riskcov.formats.phq8_json import fast, store
 from riskcov.formats.phq8_json.store import fill
 from riskcov.formats.phq8_json.validate import (
     FORMAT_NAME,
@@ -111,6 +113,10 @@ def parse(
         raise InputError(
             f"{path}: {flags} apply to per-sample tables (.csv, .parquet, .jsonl), not to run JSON"
         )
+    fast_con = con if con is not None else duckdb.connect()
+    staged = fast.stage(fast_con, path, data)
+    if staged is not None:
+        return _staged_run(fast_con, staged, keep=con is not None)
     doc, non_finite = _load(path, data)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the top level is {show(doc)}, not an object")
@@ -152,6 +158,29 @@ def parse(
         fill=lambda con, ids: fill(con, ids, rows),
         summary=f"{len(rows)} experiment(s), {n_part} participants, {n_items} items",
         rows=list(rows),
+    )
+
+
+def _staged_run(con: duckdb.DuckDBPyConnection, staged: fast.Staged, *, keep: bool) -> ParsedRun:
+    """The ParsedRun of a file the fast reader staged: `fill` copies the staged rows; without a
+    warehouse connection (`keep` False) the rows come back as columns, like the Python reader's."""
+    rows: list[Any] = []
+    fill: Callable[[duckdb.DuckDBPyConnection, list[int]], None] = fast.fill
+    if not keep:
+        rows = [fast.columns(con, e.index) for e in staged.experiments]
+        fast.drop(con)
+        fill = lambda con, ids: store.fill(con, ids, rows)  # noqa: E731
+    return ParsedRun(
+        run_id=staged.run_id,
+        git_commit=staged.git_commit,
+        timestamp=staged.timestamp,
+        metadata_json=staged.metadata_json,
+        input_format=FORMAT_NAME,
+        experiments=staged.experiments,
+        fill=fill,
+        summary=f"{len(staged.experiments)} experiment(s), {staged.n_participants} participants, "
+        f"{staged.n_items} items",
+        rows=rows,
     )
 
 
