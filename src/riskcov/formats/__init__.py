@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
-import numpy as np
 
-Columns = dict[str, np.ndarray[Any, Any]]
+if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
+    import numpy as np
+
+    Columns = dict[str, np.ndarray[Any, Any]]
+else:
+    Columns = dict
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,21 @@ def lax_literal(data: bytes) -> bool:
     return b"NaN" in data or b"Infinity" in data
 
 
+def _unescaped(data: bytes, quotes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The quotes that open or close a string (not preceded by an odd run of backslashes)."""
+    after_backslash = quotes[(quotes > 0) & (np.frombuffer(data, np.uint8)[quotes - 1] == ord("\\"))]
+    escaped = [q for q in after_backslash.tolist() if _run(data, q) % 2 == 1]
+    return np.setdiff1d(quotes, np.array(escaped, dtype=quotes.dtype), assume_unique=True)
+
+
+def _run(data: bytes, end: int) -> int:
+    """How many backslashes come right before position `end`."""
+    n = 0
+    while end - n > 0 and data[end - n - 1] == 0x5C:
+        n += 1
+    return n
+
+
 def _trailing_comma(arr: np.ndarray[Any, Any], closes: np.ndarray[Any, Any]) -> bool:
     """True when a `,` comes right before a `}` or `]` (whitespace between): DuckDB's reader
     takes such a trailing comma, Python's json refuses it."""
@@ -56,12 +71,20 @@ def _trailing_comma(arr: np.ndarray[Any, Any], closes: np.ndarray[Any, Any]) -> 
 def split(data: bytes) -> Split | None:
     """The participant objects of the document, or None when no consistent cut is found."""
     arr = np.frombuffer(data, dtype=np.uint8)
-    opens_l, closes_l = [], []
+    if len(arr) >= 1 << 32:
+        return None
+    opens_l, closes_l, quotes_l = [], [], []
     for s in range(0, len(arr), _CHUNK):
-        x = arr[s : s + _CHUNK] | 32  # "[" -> "{", "]" -> "}"
-        opens_l.append(np.flatnonzero(x == ord("{")) + s)
-        closes_l.append(np.flatnonzero(x == ord("}")) + s)
-    opens, closes = np.concatenate(opens_l), np.concatenate(closes_l)
+        chunk = arr[s : s + _CHUNK]
+        x = chunk | 32  # "[" -> "{", "]" -> "}"
+        opens_l.append((np.flatnonzero(x == ord("{")) + s).astype(np.uint32))
+        closes_l.append((np.flatnonzero(x == ord("}")) + s).astype(np.uint32))
+        quotes_l.append((np.flatnonzero(chunk == ord('"')) + s).astype(np.uint32))
+    quotes = _unescaped(data, np.concatenate(quotes_l))
+    # a bracket is structure when an even number of quotes comes before it
+    opens, closes = (
+        b[np.searchsorted(quotes, b) % 2 == 0] for b in (np.concatenate(opens_l), np.concatenate(closes_l))
+    )
     if len(opens) != len(closes) or not len(opens) or _trailing_comma(arr, closes):
         return None
     depth_open = np.arange(len(opens)) - np.searchsorted(closes, opens)
