@@ -59,7 +59,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     .xyz..1..
     """
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join(" " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " " for r in [header, *rows])
+    return "\n".join(
+        " " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " " for r in [header, *rows]
+    )
 
 
 @app.command()
