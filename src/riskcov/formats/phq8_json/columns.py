@@ -11,10 +11,8 @@ import numpy as np
 
 from riskcov.formats import Columns
 from riskcov.formats.phq8_json.validate import (
-    _SOURCES,
     BOOL,
     FLOAT,
-    FLOATS,
     INT,
     INT64_MAX,
     INT64_MIN,
@@ -24,8 +22,6 @@ from riskcov.formats.phq8_json.validate import (
     SCORE_MAX,
     SCORE_MIN,
     SIGNALS,
-    SOURCE,
-    TEXT,
     FieldError,
     check_finite,
     finite,
@@ -68,9 +64,7 @@ def add_participant(r: dict[str, Any], pid: int, cols: ExperimentColumns) -> Non
     ic, sc = cols.i, cols.s
     float_columns = [(k, sc[k]) for k, kind in SIGNALS.items() if kind == FLOAT]
     int_columns = [(k, sc[k]) for k, kind in SIGNALS.items() if kind == INT]
-    other_columns = [
-        (k, kind, sc[k], _TAKEN[kind]) for k, kind in SIGNALS.items() if kind not in (FLOAT, INT)
-    ]
+    other_columns = [(k, kind, sc[k]) for k, kind in SIGNALS.items() if kind not in (FLOAT, INT)]
     for idx, name in enumerate(ITEMS):
         pv, gv = preds[name], gts[name]
         pred = (
@@ -106,8 +100,6 @@ def add_participant(r: dict[str, Any], pid: int, cols: ExperimentColumns) -> Non
             v = item_sig.get(key)
             if v is None or (type(v) is float and -MAX_DOUBLE <= v <= MAX_DOUBLE):
                 column.append(v)
-            elif type(v) is int and -MAX_DOUBLE <= v <= MAX_DOUBLE:
-                column.append(float(v))
             else:
                 column.append(signal(FLOAT, v, f"{field}.{key}"))
         for key, column in int_columns:
@@ -116,37 +108,14 @@ def add_participant(r: dict[str, Any], pid: int, cols: ExperimentColumns) -> Non
                 column.append(v)
             else:
                 column.append(signal(INT, v, f"{field}.{key}"))
-        for key, kind, column, taken in other_columns:
-            v = item_sig.get(key)
-            t = None if v is None else taken(v)
-            column.append(t if v is None or t is not None else signal(kind, v, f"{field}.{key}"))
+        for key, kind, column in other_columns:
+            column.append(signal(kind, item_sig.get(key), f"{field}.{key}"))
         for key in RANGES:
             in_range(key, item_sig.get(key), f"{field}.{key}")
         sc["pid"].append(pid)
         sc["idx"].append(idx)
         sc["keys"].append(list(item_sig))
         sc["extra"].append(json.dumps(extra) if extra else None)
-
-
-def _floats(v: Any) -> list[float | None] | None:
-    """A list of numbers and nulls as `signal` returns it (numbers as floats), or None when
-    anything in it needs `signal`'s full check (and message)."""
-    if type(v) is not list:
-        return None
-    for x in v:
-        if not (x is None or (type(x) in (int, float) and -MAX_DOUBLE <= x <= MAX_DOUBLE)):
-            return None
-    return [None if x is None else float(x) for x in v]
-
-
-# fast paths of `signal` for the common well-typed values: the value as `signal` returns it,
-# or None (null in, or anything else: then `signal` checks it in full)
-_TAKEN: dict[str, Any] = {
-    SOURCE: lambda v: v if type(v) is str and v in _SOURCES else None,
-    BOOL: lambda v: v if type(v) is bool else None,
-    TEXT: lambda v: v if type(v) is str else None,
-    FLOATS: _floats,
-}
 
 
 def nullable(values: list[Any], dtype: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
