@@ -34,7 +34,7 @@ class IngestOptions:
     split: str | None = None
     domain: str | None = None
     # how much of the current file is done (0..1) and what is being done, for a progress bar;
-    # a format reports what it can (the PHQ-8 reader: parsing, validating, columns)
+    # a format reports what it can (the PHQ-8 reader: parsing, validating, storing)
     progress: Callable[[float, str], None] | None = field(default=None, compare=False, repr=False)
 
 
