@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shutil
 import sys
@@ -28,6 +29,13 @@ def riskcov_exe() -> str:
     if not found:
         sys.exit("riskcov is not installed next to this python nor on PATH")
     return found
+
+
+def riskcov_env() -> dict[str, str]:
+    """The environment for riskcov subprocesses: this checkout's src/ first on PYTHONPATH, so a
+    worktree benchmarks its own code even when the installed riskcov is another checkout's."""
+    paths = [str(ROOT / "src"), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def time_v(stderr: str) -> tuple[float, int]:

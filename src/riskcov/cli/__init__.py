@@ -5,24 +5,29 @@ One module per command group; `app` holds the shared options and the error mappi
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
-import typer
+try:  # a Ctrl-C while the CLI is still loading: one line, like one during a command
+    import typer
 
-from riskcov.cli import (
-    calibrate,
-    csf,
-    curve,
-    evaluate,
-    export,
-    history,
-    ingest,
-    plot,
-    publish,
-    riskcontrol,
-    warehouse,
-)
-from riskcov.cli.app import WarehouseOpt, app
+    from riskcov.cli import (
+        calibrate,
+        csf,
+        curve,
+        evaluate,
+        export,
+        history,
+        ingest,
+        plot,
+        publish,
+        riskcontrol,
+        warehouse,
+    )
+    from riskcov.cli.app import WarehouseOpt, app
+except KeyboardInterrupt:
+    sys.stderr.write("error: interrupted; nothing was stored\n")
+    raise SystemExit(130) from None  # INTERRUPTED of cli.app, which may not be loaded yet
 
 
 def _version(value: bool) -> None:

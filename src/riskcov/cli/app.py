@@ -28,6 +28,20 @@ class _OneLineErrors(TyperGroup):
     """Usage errors (a missing option, a value of the wrong type) as one `error:` line and
     exit 2, like every other riskcov error, instead of click's boxed usage text."""
 
+    # typer turns a Ctrl-C outside the command (parsing options, the group callback) into a
+    # silent exit 130: make it the same Abort as inside one, so it says so in one line
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise typer.Abort() from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise typer.Abort() from None
+
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         try:
             rv = super().main(*args, **{**kwargs, "standalone_mode": False})
@@ -96,6 +110,8 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
         except KeyboardInterrupt:
             raise typer.Abort() from None
         except Exception as exc:
+            if interrupted_query(exc):
+                raise typer.Abort() from None
             first = (str(exc).splitlines() or [""])[0]
             err(
                 f"internal error ({type(exc).__name__}: {first}); nothing was stored. This is a "
@@ -104,6 +120,18 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             raise typer.Exit(INTERNAL_ERROR) from None
 
     return wrapper
+
+
+def interrupted_query(exc: BaseException) -> bool:
+    """True for DuckDB's answer to a Ctrl-C during a query (it takes the signal itself and
+    raises InterruptException, or RuntimeError("Query interrupted") from numpy transfers).
+
+    >>> interrupted_query(RuntimeError("Query interrupted")), interrupted_query(RuntimeError("x"))
+    (True, False)
+    """
+    if type(exc).__name__ == "InterruptException":  # duckdb's, without importing duckdb here
+        return True
+    return isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")
 
 
 def publishes(fn: Callable[..., Any]) -> Callable[..., None]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -50,13 +51,16 @@ def ingest(
 ) -> None:
     """Validate run files and load them, one transaction per file."""
     files = expand_paths(paths)
-    options = IngestOptions(run_id=run_id, method=method, seed=seed, split=split, domain=domain)
-    big = sum(p.stat().st_size for p in files if p.is_file()) > 32 * 2**20
+    sizes = {p: p.stat().st_size if p.is_file() else 0 for p in files}
+    total = sum(sizes.values())
     with (
         open_warehouse(warehouse) as con,
-        stderr_bar(len(files) >= 5 or big, "ingesting", len(files)) as update,
+        stderr_bar(len(files) >= 5 or total > 32 * 2**20, "ingesting", max(total, 1)) as update,
     ):
-        step = (lambda p: update(advance=1, description=f"ingesting {p.name}")) if update else None
+        progress, step = _tracker(update, sizes)
+        options = IngestOptions(
+            run_id=run_id, method=method, seed=seed, split=split, domain=domain, progress=progress
+        )
         results = ingest_paths(con, files, replace=replace, options=options, on_file=step)
     for r in results:
         if r.status == "error":
@@ -67,3 +71,24 @@ def ingest(
         err("no run files found")
     if not files or any(r.status == "error" for r in results):
         raise typer.Exit(1)
+
+
+def _tracker(
+    update: Callable[..., Any] | None, sizes: dict[Path, int]
+) -> tuple[Callable[[float, str], None] | None, Callable[[Path], None] | None]:
+    """(progress, on_file) that move the bar by bytes: a file's size once it is done, and in
+    between the share of it its format reports (parsing, validating, storing)."""
+    if update is None:
+        return None, None
+    done, name, size = 0, "", 0
+
+    def on_file(path: Path) -> None:
+        nonlocal done, name, size
+        done += size  # the previous file is finished
+        name, size = path.name, sizes.get(path, 0)
+        update(completed=done, description=f"ingesting {name}")
+
+    def progress(share: float, stage: str) -> None:
+        update(completed=done + share * size, description=f"{stage} {name}")
+
+    return progress, on_file

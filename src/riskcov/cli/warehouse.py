@@ -31,35 +31,37 @@ def runs(
     if not listing:
         typer.echo("no runs yet: riskcov ingest PATH...")
         return
-    from rich.console import Console
-    from rich.table import Table
+    header = ["run_id", "mode", "participants", "failed", "items", "predicted", "abstained"]
+    rows = [
+        [
+            run["run_id"],
+            str(e["mode"]),
+            str(e["participants"]),
+            str(e["failed"]),
+            str(e["items"]),
+            str(e["predicted"]),
+            str(e["abstained"]),
+            f"{e['abstention_rate']:.1%}",
+            run["ingested_at"][:19],
+        ]
+        for run in listing
+        for e in run["experiments"]
+    ]
+    typer.echo(_table([*header, "abstention", "ingested_at"], rows))
 
-    table = Table(
-        "run_id",
-        "mode",
-        "participants",
-        "failed",
-        "items",
-        "predicted",
-        "abstained",
-        "abstention",
-        "ingested_at",
-        box=None,
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """Left-aligned columns, one space of padding each side (rich's borderless table, without
+    importing rich: `riskcov runs` stays a quick start).
+
+    >>> print(_table(["a", "bb"], [["xyz", "1"]]).replace(" ", "."))
+    .a....bb.
+    .xyz..1..
+    """
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return "\n".join(
+        " " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " " for r in [header, *rows]
     )
-    for run in listing:
-        for e in run["experiments"]:
-            table.add_row(
-                run["run_id"],
-                str(e["mode"]),
-                str(e["participants"]),
-                str(e["failed"]),
-                str(e["items"]),
-                str(e["predicted"]),
-                str(e["abstained"]),
-                f"{e['abstention_rate']:.1%}",
-                run["ingested_at"][:19],
-            )
-    Console(width=200).print(table)
 
 
 @app.command()

@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
-import numpy as np
 
-Columns = dict[str, np.ndarray[Any, Any]]
+if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
+    import numpy as np
+
+    Columns = dict[str, np.ndarray[Any, Any]]
+else:
+    Columns = dict
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,9 @@ class IngestOptions:
     seed: int | None = None
     split: str | None = None
     domain: str | None = None
+    # how much of the current file is done (0..1) and what is being done, for a progress bar;
+    # a format reports what it can (the PHQ-8 reader: parsing, validating, storing)
+    progress: Callable[[float, str], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@ the file, experiment, participant and field of the first problem."""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,16 @@ from riskcov.formats.phq8_json.validate import (
     show,
 )
 
+# the progress at which a stage ends: shares of a file's ingest time, measured on a
+# 10,000-participant run (CPU s: json.loads 1.05, validating 1.66 and columns 0.51, storing
+# 1.09); storing ends when ingest_file returns
+PARSED, VALIDATED = 0.25, 0.75
+_EVERY = 500  # participants between progress reports
 
-def _experiment(exp: Any, index: int) -> tuple[ExperimentRecord, ExperimentRows]:
+
+def _experiment(
+    exp: Any, index: int, report: Callable[[int], None] | None = None
+) -> tuple[ExperimentRecord, ExperimentRows]:
     if not isinstance(exp, dict):
         raise FieldError(f"is {show(exp)}, not an object")
     prov = exp.get("provenance")
@@ -40,6 +50,8 @@ def _experiment(exp: Any, index: int) -> tuple[ExperimentRecord, ExperimentRows]
     cols = ExperimentColumns()
     seen: set[int] = set()
     for pos, r in enumerate(rows):
+        if report is not None and pos % _EVERY == 0:
+            report(pos)
         if not isinstance(r, dict):
             raise FieldError(f"results.results[{pos}] is {show(r)}, not an object")
         try:
@@ -55,6 +67,8 @@ def _experiment(exp: Any, index: int) -> tuple[ExperimentRecord, ExperimentRows]
             raise FieldError(f"participant {pid}: {bad}") from None
     if prov is not None:
         check_finite(prov, "provenance")
+    if report is not None:
+        report(len(rows))
     record = ExperimentRecord(
         index=index,
         loss_kind="abs_error",
@@ -111,6 +125,9 @@ def parse(
         raise InputError(
             f"{path}: {flags} apply to per-sample tables (.csv, .parquet, .jsonl), not to run JSON"
         )
+    progress = options.progress if options is not None else None
+    if progress is not None:
+        progress(0.0, "parsing JSON")
     doc, non_finite = _load(path, data)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the top level is {show(doc)}, not an object")
@@ -129,10 +146,11 @@ def parse(
         what = "missing" if experiments is None else "empty" if experiments == [] else show(experiments)
         raise InputError(f"{path}: experiments is {what}; at least one experiment is required")
     modes = [_mode(e) if isinstance(e, dict) else None for e in experiments]
+    report = _reporter(progress, experiments)
     parsed = []
     for index, exp in enumerate(experiments):
         try:
-            parsed.append(_experiment(exp, index))
+            parsed.append(_experiment(exp, index, report and functools.partial(report, index)))
         except FieldError as bad:
             raise InputError(f"{path}: experiment {_label(modes, index)}: {bad}") from None
     where = _first_non_finite(doc, []) if non_finite else None
@@ -140,6 +158,8 @@ def parse(
         raise InputError(f"{path}: {_describe(doc, modes, where)} is not valid strict JSON")
     text = _text_or_none
     rows = [r for _, r in parsed]
+    if progress is not None:
+        progress(VALIDATED, "storing")
     n_part = sum(len(r.participants["participant_id"]) for r in rows)
     n_items = sum(len(r.items["participant_id"]) for r in rows)
     return ParsedRun(
@@ -153,6 +173,30 @@ def parse(
         summary=f"{len(rows)} experiment(s), {n_part} participants, {n_items} items",
         rows=list(rows),
     )
+
+
+def _reporter(
+    progress: Callable[[float, str], None] | None, experiments: list[Any]
+) -> Callable[[int, int], None] | None:
+    """report(experiment index, participants done in it) as progress between PARSED and
+    VALIDATED, by participants over the whole file (columns are made per experiment)."""
+    if progress is None:
+        return None
+    sizes = [_n_rows(e) for e in experiments]
+    before = [sum(sizes[:i]) for i in range(len(sizes))]
+    total = max(sum(sizes), 1)
+
+    def report(index: int, done: int) -> None:
+        share = (before[index] + done) / total
+        progress(PARSED + (VALIDATED - PARSED) * share, "validating")
+
+    return report
+
+
+def _n_rows(exp: Any) -> int:
+    res = exp.get("results") if isinstance(exp, dict) else None
+    rows = res.get("results") if isinstance(res, dict) else None
+    return len(rows) if isinstance(rows, list) else 0
 
 
 def _label(modes: list[str | None], index: int) -> str:

@@ -1,0 +1,53 @@
+"""`riskcov --version` and `riskcov runs` start without numpy and rich (issue 12, item 4)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+# one fresh interpreter runs the quick commands in turn and reports, after each, whether
+# numpy or rich has been imported by then (duckdb: --version prints its version)
+PROBE = """
+import contextlib, io, json, sys
+from riskcov.cli import main
+seen = {}
+for args in json.loads(sys.argv[1]):
+    sys.argv = ["riskcov", *args]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        main()
+    seen[" ".join(args[:2])] = sorted(m for m in ("duckdb", "numpy", "rich") if m in sys.modules)
+print(json.dumps(seen))
+"""
+
+
+def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path, run_cli, tmp_path):
+    worked = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
+    wh = ["--warehouse", str(warehouse_path)]
+    commands = [["--version"], ["runs", *wh], ["runs", "--json", *wh]]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(commands)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(proc.stdout) == {
+        "--version": ["duckdb"],
+        "runs --warehouse": ["duckdb"],
+        "runs --json": ["duckdb"],
+    }
+
+    lines = run_cli(["runs", *wh]).stdout.splitlines()
+    header = " run_id    mode      participants  failed  items  predicted  abstained  abstention  "
+    row = " worked01  few_shot  2             1       8      3          5          62.5%       "
+    assert lines == [header + "ingested_at         ", row + lines[1][-20:]]
+    assert len(lines[1][-20:].strip()) == 19  # the ingest time, to the second
