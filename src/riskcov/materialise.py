@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import duckdb
-import numpy as np
 
 from riskcov.db import one
 
@@ -57,11 +56,11 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
         forget(con, ids)
     if not ids:
         return 0
-    con.register("_mat_ids", {"experiment_id": np.asarray(ids, dtype=np.int32)})
-    try:
-        con.execute("CREATE OR REPLACE TEMP TABLE mat_experiments AS SELECT experiment_id FROM _mat_ids")
-    finally:
-        con.unregister("_mat_ids")
+    # a list parameter, not a registered numpy array: ingest (and so `riskcov runs`) stays numpy-free
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE mat_experiments AS SELECT unnest(?::INTEGER[]) AS experiment_id",
+        [ids],
+    )
     # a few CSFs at a time: the scored relation of a 100,000-participant run under every CSF
     # would hold ~20 M rows at once; each CSF's series are independent of the others'
     csfs = [
