@@ -9,19 +9,22 @@ abstention), ingests it into a fresh warehouse once, then times `riskcov evaluat
 <run_id> --mode M [--input <run_id> --mode M2] --confidence C --bootstrap-resamples B` as a
 subprocess R times (wall time, CPU seconds = user + system, and peak RSS from /usr/bin/time -v),
 and separately the in-process `riskcov.evaluate.run` call (no interpreter start, no warehouse
-open, no artifact written). In the same run, for the `all` cases, `--numpy-floor` times the
-comparator (a plain numpy implementation of the same metrics, compute only, its own figure) on
-the case's warehouse, and `--reference` a reference evaluator: a command template with the
-placeholders {run} (the run file), {mode}, {confidence} and {resamples}; skipped when not given.
-`--scaling` times `default` over participants 41 ... 100,000 and 1,000 / 10,000 resamples and
-fits wall = a * (P * B)^e by least squares on the logarithms. Prints each repetition, the
-medians and markdown rows for the README.
+open, no artifact written); RISKCOV_PUBLISH=0, so no BI snapshot is written after ingest or
+evaluate. `--workdir` keeps the run files and warehouses for later runs. In the same run,
+for the `all` cases, `--numpy-floor` times the comparator (a plain numpy implementation of
+the same metrics, compute only, its own figure) on the case's warehouse, and `--reference` a
+reference evaluator: a command template with the placeholders {run} (the run file), {mode},
+{confidence} and {resamples}; skipped when not given. `--scaling` times `default` over
+participants 41 ... 100,000 and 1,000 / 10,000 resamples and fits in-process time =
+a * (P * B)^e by least squares on the logarithms. Prints each repetition, the medians and
+markdown rows for the README.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import shlex
 import statistics
@@ -43,13 +46,15 @@ CASES: dict[str, tuple[int, tuple[str, ...], str, int, float, float | None, str]
     "p189-paired-all": (189, ("zero_shot", "few_shot"), "all", 10_000, 10.0, 2.0, "-"),
     "p100k-default": (100_000, ("few_shot",), "default", 1_000, 30.0, 4.0, "-"),
 }
+# the BI snapshot is not part of evaluating (RISKCOV_PUBLISH=0: writing commands skip it)
+ENV = {**os.environ, "RISKCOV_PUBLISH": "0"}
 SCALING_P = (41, 500, 2_000, 10_000, 100_000)
 SCALING_B = (1_000, 10_000)
 
 
 def _timed(cmd: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system) and peak RSS (GB) of one subprocess."""
-    p = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
+    p = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, env=ENV)
     if p.returncode:
         sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr[-2000:]}")
     wall, rss = time_v(p.stderr)
@@ -58,7 +63,7 @@ def _timed(cmd: list[str]) -> tuple[float, float, float]:
 
 
 def _prepare(participants: int, modes: tuple[str, ...], workdir: Path) -> tuple[Path, Path, str]:
-    """The run file, its warehouse (ingested once) and the run id."""
+    """The run file, its warehouse (ingested once, kept in --workdir) and the run id."""
     mk = make_example()
     run = mk.make_run(participants, seed=7, modes=modes, failure_rate=0.0)
     path = workdir / f"p{participants}-{len(modes)}.json"
@@ -184,15 +189,18 @@ def main() -> int:
     parser.add_argument("--numpy-floor", type=Path, default=FLOOR if FLOOR.exists() else None)
     parser.add_argument("--reference", help="command template of a reference evaluator")
     parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--workdir", type=Path, help="keep run files and warehouses here (reused)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="riskcov-bench-") as tmp:
+    if args.workdir:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="riskcov-bench-", dir=args.workdir) as tmp:
         if args.scaling:
-            scaling(args.reps, Path(tmp))
+            scaling(args.reps, args.workdir or Path(tmp))
             return 0
         rows = []
         for name in args.cases.split(","):
             reps = 1 if name == "p100k-default" else args.reps
-            rows.append(run_case(name, reps, Path(tmp), args.numpy_floor, args.reference))
+            rows.append(run_case(name, reps, args.workdir or Path(tmp), args.numpy_floor, args.reference))
     print("\n| case | target | median wall, CPU, peak RSS | reference evaluator | |\n|---|---|---|---|---|")
     print("\n".join(rows))
     return 0
