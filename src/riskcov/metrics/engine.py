@@ -87,6 +87,13 @@ def load_samples(
 ROWS_PER_CHUNK = 4_000_000
 
 
+# rc_points' composition of rc_plateaus and rc_running, over the cells built once (drop_series)
+POINTS_SQL = (
+    "WITH increments AS (FROM rc_plateaus('eval_scored', 'eval_cells', 'eval_samples')) "
+    "FROM rc_running('increments', 'eval_totals')"
+)
+
+
 def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> int:
     """How many replicates to run at once so a chunk stays near ROWS_PER_CHUNK rows.
 
@@ -129,12 +136,7 @@ def compute(
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
     con.execute("CREATE OR REPLACE TEMP TABLE eval_totals AS FROM rc_totals('eval_scored', 'eval_samples')")
-    # rc_points' composition over the cells built once (drop_series)
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE eval_points AS "
-        "WITH increments AS (FROM rc_plateaus('eval_scored', 'eval_cells', 'eval_samples')) "
-        "FROM rc_running('increments', 'eval_totals')"
-    )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL}")
     m = single_threaded(
         con,
         "SELECT * FROM rc_summary('eval_scored', 'eval_samples', 'eval_points', 'eval_totals',"
