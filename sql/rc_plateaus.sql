@@ -1,35 +1,37 @@
 -- Plateaus of the RC curve (SPEC §4) per series and replicate: every distinct confidence
 -- (plateau 1 = most confident) with the predicted items k and raw loss sum l it adds, weighted
--- by the replicate's multiplicities. `samples` names a relation (replicate, participant_id,
--- multiplicity): the point estimate is replicate 0 with every multiplicity 1; a bootstrap
+-- by the replicate's multiplicities. `cells` names rc_cells(scored) (a relation: `evaluate`
+-- builds it once per evaluation, as it does not depend on the replicates; rc_points a CTE);
+-- `scored` only decides the exact-sum switch. `samples` names a relation (replicate,
+-- participant_id, multiplicity): the point estimate is replicate 0 with every multiplicity 1; a bootstrap
 -- replicate is only other weights. Ties enter together; a plateau that only one participant
 -- has needs no sum across participants.
 -- A shared plateau's sum is exact in any order when every loss of `scored` is integer-valued
 -- (plain sum, as for PHQ-8); otherwise it is an fsum in participant_id order (a total order:
 -- one cell per participant and plateau), so l never depends on row order or threads. The
 -- same one-scan switch as rc_cells; the branch not taken joins no rows.
-CREATE OR REPLACE MACRO rc_plateaus(scored, samples) AS TABLE
+CREATE OR REPLACE MACRO rc_plateaus(scored, cells, samples) AS TABLE
 WITH integral AS (
     SELECT coalesce(bool_and(loss = floor(loss)), true) AS yes FROM query_table(scored)
 ),
-cells AS (
-    FROM rc_cells(scored) WHERE n_pred > 0
+predicted AS (
+    FROM query_table(cells) WHERE n_pred > 0
 )
 SELECT c.series, s.replicate, c.plateau, c.confidence AS threshold,
        s.multiplicity * c.n_pred AS k, s.multiplicity * c.loss_sum AS l
-FROM cells AS c
+FROM predicted AS c
 JOIN query_table(samples) AS s USING (participant_id)
 WHERE NOT c.shared
 UNION ALL
 SELECT c.series, s.replicate, c.plateau, any_value(c.confidence),
        sum(s.multiplicity * c.n_pred), sum(s.multiplicity * c.loss_sum)
-FROM cells AS c
+FROM predicted AS c
 JOIN query_table(samples) AS s USING (participant_id)
 WHERE c.shared AND (SELECT yes FROM integral)
 GROUP BY c.series, s.replicate, c.plateau
 UNION ALL
 SELECT c.series, s.replicate, c.plateau, any_value(c.confidence),
        sum(s.multiplicity * c.n_pred), fsum(s.multiplicity * c.loss_sum ORDER BY c.participant_id)
-FROM (FROM cells WHERE shared AND NOT (SELECT yes FROM integral)) AS c
+FROM (FROM predicted WHERE shared AND NOT (SELECT yes FROM integral)) AS c
 JOIN (FROM query_table(samples) WHERE NOT (SELECT yes FROM integral)) AS s USING (participant_id)
 GROUP BY c.series, s.replicate, c.plateau;
