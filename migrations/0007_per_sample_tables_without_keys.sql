@@ -31,3 +31,21 @@ CREATE TABLE sample_scores_0007 (
 INSERT INTO sample_scores_0007 SELECT * FROM sample_scores ORDER BY experiment_id, csf, sample_index;
 DROP TABLE sample_scores;
 ALTER TABLE sample_scores_0007 RENAME TO sample_scores;
+
+-- the rebuilt tables carry 0006's descriptions again (a rename keeps no comments of the old table)
+COMMENT ON TABLE samples IS 'One row per sample of a per-sample experiment (SPEC section 9).';
+COMMENT ON COLUMN samples.experiment_id IS 'The experiment.';
+COMMENT ON COLUMN samples.sample_index IS 'Position in the file.';
+COMMENT ON COLUMN samples.sample_id IS 'The sample''s id.';
+COMMENT ON COLUMN samples.cluster IS 'The bootstrap unit (default: the sample).';
+COMMENT ON COLUMN samples.cluster_int IS 'The cluster as an integer, when it is one.';
+COMMENT ON COLUMN samples.abstained IS 'Whether the model abstained.';
+COMMENT ON COLUMN samples.loss IS 'The sample''s loss as given (>= 0; not counted when abstained).';
+COMMENT ON COLUMN samples.label IS 'The label, when given.';
+COMMENT ON COLUMN samples.prediction IS 'The prediction, when given.';
+COMMENT ON COLUMN samples.prob IS 'The predicted probability, when given.';
+COMMENT ON TABLE sample_scores IS 'One row per sample and score column of a per-sample experiment.';
+COMMENT ON COLUMN sample_scores.experiment_id IS 'The experiment.';
+COMMENT ON COLUMN sample_scores.sample_index IS 'The sample (samples.sample_index).';
+COMMENT ON COLUMN sample_scores.csf IS 'The CSF: confidence, or <name> for a column confidence_<name>.';
+COMMENT ON COLUMN sample_scores.confidence IS 'The score; NULL when abstained.';

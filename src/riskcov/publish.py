@@ -130,6 +130,9 @@ def publish_snapshot(con: duckdb.DuckDBPyConnection, target: Path) -> Published:
         _copy_warehouse(con, database, tmp)
         rows = _finish(tmp, source)
         os.replace(tmp, target)
+    except duckdb.InterruptException:
+        _remove(tmp)
+        raise  # a Ctrl-C, not a failed publish: the CLI says it was interrupted
     except (duckdb.Error, OSError) as exc:
         _remove(tmp)
         raise RiskcovError(f"publish {target}: {(str(exc).splitlines() or [''])[0]}") from exc

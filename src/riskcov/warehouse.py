@@ -101,7 +101,10 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> 
     """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed;
     `own=False` inside the caller's transaction (after `csf add` / `csf remove`)."""
     key = _sql_objects(con, compile_user=False)
-    digest = hashlib.sha256("\0".join(f"{n}\0{s}" for n, s in key).encode()).hexdigest()
+    # DuckDB's version too: the stored metric tables are recomputed by the engine that reads them
+    digest = hashlib.sha256(
+        "\0".join([duckdb.__version__, *(f"{n}\0{s}" for n, s in key)]).encode()
+    ).hexdigest()
     row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
     if row and row[0] == digest:
         return

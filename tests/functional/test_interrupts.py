@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-ONE_LINE = "error: interrupted; nothing was stored\n"
+ONE_LINE = "error: interrupted; the work in progress was rolled back\n"
 
 
 @pytest.mark.parametrize(

@@ -78,3 +78,19 @@ def test_an_older_warehouse_is_filled_when_it_migrates(warehouse_path, run_cli, 
         (1, "confidence", "given", 1.0, 0.11458333333333331, 0.09375, 4)
     ]
     assert sql(warehouse_path, "SELECT count(*) FROM v_rc_points") == [(4,)]
+
+
+def test_every_user_table_and_column_has_a_description(warehouse_path, run_cli):
+    assert run_cli(["migrate", "--warehouse", warehouse_path]).exit_code == 0
+    con = duckdb.connect(str(warehouse_path), read_only=True)
+    try:
+        where = "database_name = current_database() AND schema_name = 'main' AND comment IS NULL"
+        bare_tables = con.execute(f"SELECT table_name FROM duckdb_tables() WHERE {where}").fetchall()
+        bare_columns = con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() "
+            f"WHERE {where} AND table_name IN (SELECT table_name FROM duckdb_tables()) ORDER BY ALL"
+        ).fetchall()
+        described = con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'samples'").fetchall()
+    finally:
+        con.close()
+    assert (bare_tables, bare_columns, described) == ([], [], [(10,)])

@@ -158,9 +158,12 @@ def test_a_command_that_fails_publishes_nothing(tmp_path, run_cli):
     assert sorted(os.listdir(tmp_path)) == ["w.duckdb"]
 
 
-def test_ctrl_c_while_publishing_says_the_warehouse_kept_the_work(tmp_path, run_cli, sql, monkeypatch):
+@pytest.mark.parametrize("raised", [KeyboardInterrupt(), RuntimeError("Query interrupted")])
+def test_ctrl_c_while_publishing_says_the_warehouse_kept_the_work(
+    raised, tmp_path, run_cli, sql, monkeypatch
+):
     def interrupted(*args):
-        raise KeyboardInterrupt
+        raise raised  # Python's, or DuckDB's own answer to the signal during a query
 
     monkeypatch.setattr("riskcov.publish.publish_snapshot", interrupted)
     result = run_cli(["ingest", EXAMPLE, "--warehouse", tmp_path / "w.duckdb"], env=ON)

@@ -26,7 +26,7 @@ try:  # a Ctrl-C while the CLI is still loading: one line, like one during a com
     )
     from riskcov.cli.app import WarehouseOpt, app
 except KeyboardInterrupt:
-    sys.stderr.write("error: interrupted; nothing was stored\n")
+    sys.stderr.write("error: interrupted; the work in progress was rolled back\n")
     raise SystemExit(130) from None  # INTERRUPTED of cli.app, which may not be loaded yet
 
 

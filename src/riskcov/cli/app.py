@@ -52,7 +52,7 @@ class _OneLineErrors(TyperGroup):
             err(exc.format_message().replace("\n", " "))
             rv = exc.exit_code
         except typer.Abort:
-            err("interrupted; nothing was stored")
+            err("interrupted; the work in progress was rolled back")
             rv = INTERRUPTED
         if not standalone_mode:
             return rv
@@ -114,7 +114,7 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
                 raise typer.Abort() from None
             first = (str(exc).splitlines() or [""])[0]
             err(
-                f"internal error ({type(exc).__name__}: {first}); nothing was stored. This is a "
+                f"internal error ({type(exc).__name__}: {first}); the work in progress was rolled back. This is a "
                 "bug in riskcov: please report it with the command you ran"
             )
             raise typer.Exit(INTERNAL_ERROR) from None
@@ -175,8 +175,12 @@ def _publish_after(warehouse: Path | None) -> None:
             done = publish_snapshot(con, resolve_target(None, resolve_path(warehouse)))
     except RiskcovError as exc:
         raise PublishError(f"{stale}: {exc}") from exc
-    except KeyboardInterrupt:  # not guarded's "nothing was stored": the command's work was
+    except KeyboardInterrupt:  # not guarded's "rolled back": the command's work was committed
         raise PublishInterrupted(f"interrupted; {stale} (riskcov publish)") from None
+    except Exception as exc:
+        if interrupted_query(exc):  # DuckDB took the Ctrl-C itself during the copy
+            raise PublishInterrupted(f"interrupted; {stale} (riskcov publish)") from None
+        raise
     typer.echo(done.summary(), err=True)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from riskcov import __version__
 from riskcov.db import one
-from riskcov.report.keys import SCALARS, value_of
+from riskcov.report.keys import SCALARS, grid_key, value_of
 from riskcov.warehouse import resolve_path
 
 # a key whose last part is its parameter: mae_at_coverage_0.10, coverage_at_risk_0.05, ...
@@ -77,19 +77,26 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, list[
     con.unregister("_rows")
 
 
-def split_metric(metric: str, area_c: float) -> tuple[str, float | None]:
-    """A metric key as (parameter-free name, its parameter): the coverage of MAE@coverage, the
-    alpha of coverage_at_risk, the C of AURC@C / AUGRC@C; None for a metric without one.
+def split_metric(metric: str, options: dict[str, Any]) -> tuple[str, float | None]:
+    """A metric key as (parameter-free name, its parameter): the coverage of MAE@coverage (as
+    requested in the artifact's options, not the key's two decimals), the alpha of
+    coverage_at_risk, the C of AURC@C / AUGRC@C; None for a metric without one.
 
-    >>> split_metric("mae_at_coverage_0.10", 0.5), split_metric("aurc_at_c", 0.5)
+    >>> opts = {"coverage_grid": [0.1, 0.125], "alpha_grid": [0.005], "area_coverage": 0.5}
+    >>> split_metric("mae_at_coverage_0.10", opts), split_metric("aurc_at_c", opts)
     (('mae_at_coverage', 0.1), ('aurc_at_c', 0.5))
-    >>> split_metric("coverage_at_risk_0.05", 0.5), split_metric("aurc_full", 0.5)
-    (('coverage_at_risk', 0.05), ('aurc_full', None))
+    >>> split_metric("mae_achieved_coverage_0.12", opts), split_metric("coverage_at_risk_0.01", opts)
+    (('mae_achieved_coverage', 0.125), ('coverage_at_risk', 0.005))
+    >>> split_metric("aurc_full", opts)
+    ('aurc_full', None)
     """
     match = _PARAMETER.match(metric)
     if match:
-        return match.group(1), float(match.group(2))
-    return metric, (area_c if metric in ("aurc_at_c", "augrc_at_c") else None)
+        base = match.group(1)
+        grid = options["alpha_grid"] if base.startswith("coverage_at_risk") else options["coverage_grid"]
+        exact = {grid_key(float(v)): float(v) for v in grid}
+        return base, exact.get(match.group(2), float(match.group(2)))
+    return metric, (float(options["area_coverage"]) if metric in ("aurc_at_c", "augrc_at_c") else None)
 
 
 def _context(art: dict[str, Any], labels: list[str]) -> dict[str, list[Any]]:
@@ -147,7 +154,6 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
         ],
     )
     rows = metric_rows(art)
-    area_c = float(art["options"]["area_coverage"])
     if rows:
         columns = list(zip(*rows, strict=True))
         _insert(
@@ -162,8 +168,8 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
                 "ci_low": list(columns[4]),
                 "ci_high": list(columns[5]),
                 **_context(art, list(columns[0])),
-                "metric_base": [split_metric(m, area_c)[0] for m in columns[2]],
-                "at_value": [split_metric(m, area_c)[1] for m in columns[2]],
+                "metric_base": [split_metric(m, art["options"])[0] for m in columns[2]],
+                "at_value": [split_metric(m, art["options"])[1] for m in columns[2]],
             },
         )
     curves: dict[str, list[Any]] = {
