@@ -90,7 +90,8 @@ def test_every_user_table_and_column_has_a_description(warehouse_path, run_cli):
             "SELECT table_name, column_name FROM duckdb_columns() "
             f"WHERE {where} AND table_name IN (SELECT table_name FROM duckdb_tables()) ORDER BY ALL"
         ).fetchall()
-        described = con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'samples'").fetchall()
+        columns = "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'samples'"
+        described = con.execute(columns).fetchall()
     finally:
         con.close()
     assert (bare_tables, bare_columns, described) == ([], [], [(10,)])

@@ -114,8 +114,8 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
                 raise typer.Abort() from None
             first = (str(exc).splitlines() or [""])[0]
             err(
-                f"internal error ({type(exc).__name__}: {first}); the work in progress was rolled back. This is a "
-                "bug in riskcov: please report it with the command you ran"
+                f"internal error ({type(exc).__name__}: {first}); the work in progress was rolled "
+                "back. This is a bug in riskcov: please report it with the command you ran"
             )
             raise typer.Exit(INTERNAL_ERROR) from None
 
