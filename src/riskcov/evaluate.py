@@ -273,7 +273,21 @@ def evaluate_and_store(
     """Evaluate, store the rows and write the artifact, all in one transaction."""
     opts.check()
     with transaction(con):
-        result = run(con, opts, progress)
+        runs_before = one(con.execute("SELECT count(*) FROM runs"))
+        resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested here, uncommitted
+        if one(con.execute("SELECT count(*) FROM runs")) != runs_before:
+            result = run(con, opts, progress)  # only this transaction sees that input
+        else:
+            # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so
+            # each replicate chunk's points would stay in memory (8.3 GB for 189 participants
+            # paired x all x 10,000). With every input committed, the replicates run on a
+            # connection of their own, outside it; only the stored rows are written here.
+            worker = con.cursor()
+            try:
+                worker.execute("SET enable_progress_bar = false")
+                result = run(worker, opts, progress)
+            finally:
+                worker.close()
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)
         store.save(con, result.evaluation_id, result.artifact, str(result.path))
