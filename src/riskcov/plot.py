@@ -10,7 +10,7 @@ import duckdb
 
 from riskcov.errors import MissingExtraError, UsageError
 from riskcov.options import Options
-from riskcov.report.curves import Line
+from riskcov.report.curves import Line, merge_identical
 
 FORMATS = (".png", ".svg")
 PANELS = (("selective_risk", "selective risk"), ("generalized_risk", "generalized risk"))
@@ -38,8 +38,10 @@ def check_output(path: Path) -> str:
 
 
 def render(lines: list[Line], path: Path, title: str) -> None:
-    """Two panels (selective and generalized risk vs coverage), a line per curve, Cmax marked
-    by a dotted vertical line, bootstrap bands shaded; SVG output is byte-reproducible."""
+    """Two panels (selective and generalized risk vs coverage), a line per curve (identical
+    curves once), Cmax marked by a dotted vertical line, bootstrap bands shaded; SVG output is
+    byte-reproducible."""
+    lines = merge_identical(lines)
     fmt = check_output(path)
     matplotlib = require_matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -107,15 +107,12 @@ def test_curves_are_the_artifacts_points(paired_evaluation, tmp_path, run_cli):
     out = tmp_path / "report.html"
     assert run_cli(["report", "--artifact", artifact, "--output", out]).exit_code == 0
     page = parse(out)
-    # two panels x four lines, in (csf, input) order
-    assert len(page.polylines) == 8
+    # two panels x two lines: llm and total_evidence are one formula, drawn once per input
+    assert art["confidence_variants"]["llm"] == art["confidence_variants"]["total_evidence"]
+    assert len(page.polylines) == 4
     w = svg.WIDTH - svg.LEFT - svg.RIGHT
-    curves = [
-        art["confidence_variants"][c][f"input_{k}"]["curve"]
-        for c in ("llm", "total_evidence")
-        for k in (0, 1)
-    ]
-    for points, curve in zip(page.polylines[:4], curves, strict=True):
+    curves = [art["confidence_variants"]["llm"][f"input_{k}"]["curve"] for k in (0, 1)]
+    for points, curve in zip(page.polylines[:2], curves, strict=True):
         xs = [float(p.split(",")[0]) for p in points.split()]
         assert [(x - svg.LEFT) / w for x in xs] == pytest.approx(curve["coverage"], abs=0.01 / w)
 
@@ -221,7 +218,7 @@ def test_chromium_renders_the_page(paired_evaluation, tmp_path, run_cli):
     assert not [line for line in dom.stderr.splitlines() if ":CONSOLE" in line]
     assert dom.stdout.count('<table class="metrics"') == 2
     assert dom.stdout.count('<table class="deltas"') == 1
-    assert dom.stdout.count("<svg") == 2 and dom.stdout.count('<polyline class="curve"') == 8
+    assert dom.stdout.count("<svg") == 2 and dom.stdout.count('<polyline class="curve"') == 4
     aurc = art["confidence_variants"]["llm"]["input_0"]["aurc_full"]
     assert f'data-value="{aurc!r}"' in dom.stdout
     # a screenshot of the page has the window's size and is not blank: it compresses far worse

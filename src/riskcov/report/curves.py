@@ -25,6 +25,24 @@ class Line:
     band: Band | None = None
 
 
+def merge_identical(lines: list[Line]) -> list[Line]:
+    """Curves with the same points and band drawn once, labelled with every name (llm and
+    total_evidence are one formula): a hidden line would still take a legend entry.
+
+    >>> a = Line("llm", [0.5, 1.0], [0.0, 0.5], [0.0, 0.25], 1.0)
+    >>> [x.label for x in merge_identical([a, replace(a, label="total_evidence"), replace(a, cmax=0.5)])]
+    ['llm = total_evidence', 'llm']
+    """
+    kept: list[Line] = []
+    for line in lines:
+        same = next((i for i, k in enumerate(kept) if replace(k, label=line.label) == line), None)
+        if same is None:
+            kept.append(line)
+        else:
+            kept[same] = replace(kept[same], label=f"{kept[same].label} = {line.label}")
+    return kept
+
+
 def input_names(inputs: list[dict[str, Any]]) -> list[str]:
     """Short names telling the inputs apart: run ids when they differ, then modes.
 

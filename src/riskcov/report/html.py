@@ -9,6 +9,7 @@ from typing import Any
 
 from riskcov.errors import UsageError
 from riskcov.report import svg
+from riskcov.report.curves import merge_identical
 from riskcov.report.report_data import ReportData, Row
 
 CSS = """
@@ -141,7 +142,7 @@ def render(data: ReportData) -> str:
         "<h2>Skipped confidence functions</h2>" + _kv_table("skipped", data.skipped) if data.skipped else ""
     )
     panels = "".join(
-        svg.panel(data.lines, key, title)
+        svg.panel(merge_identical(data.lines), key, title)
         for key, title in (
             ("selective_risk", "RC curve: selective risk"),
             ("generalized_risk", "generalized risk"),
@@ -166,7 +167,7 @@ def render(data: ReportData) -> str:
 {population}
 <h2>Curves</h2>
 <div class="panels">{panels}</div>
-{svg.legend(data.lines)}
+{svg.legend(merge_identical(data.lines))}
 <h2>Metrics</h2>
 {_metrics_tables(data.rows, labels)}
 <h2>Paired deltas</h2>
