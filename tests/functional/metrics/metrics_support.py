@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]  # tests/functional/metrics/ -> the repo
 SHARED = REPO_ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures"
 DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
