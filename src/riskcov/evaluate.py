@@ -24,6 +24,7 @@ from riskcov.scoring import csf
 from riskcov.scoring.choose import Choice, choose
 from riskcov.scoring.scored import Series, build_scored
 from riskcov.selection import Input, analysis_set, resolve
+from riskcov.warehouse import quiet
 
 __all__ = ["Evaluation", "Options", "evaluate_and_store", "run"]
 
@@ -94,11 +95,14 @@ def run(
     opts: Options,
     progress: Callable[[int, int], None] | None = None,
     after_chunk: Callable[[duckdb.DuckDBPyConnection, list[Series]], None] | None = None,
+    inputs: list[Input] | None = None,
 ) -> Evaluation:
     """Evaluate; nothing is written to the warehouse but ingested inputs. `after_chunk` reads
-    each replicate chunk's working points (TEMP TABLE eval_points) before the next replaces them."""
+    each replicate chunk's working points (TEMP TABLE eval_points) before the next replaces them;
+    `inputs`: opts.inputs already resolved by the caller (evaluate_and_store)."""
     opts.check()
-    inputs = resolve(con, opts.inputs, opts.criteria)
+    if inputs is None:
+        inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
     loss = _loss(con, opts, inputs)
     choice = Choice([])
@@ -274,19 +278,18 @@ def evaluate_and_store(
     opts.check()
     with transaction(con):
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
-        resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested here, uncommitted
-        if one(con.execute("SELECT count(*) FROM runs")) != runs_before:
-            result = run(con, opts, progress)  # only this transaction sees that input
-        else:
-            # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so
-            # each replicate chunk's points would stay in memory (8.3 GB for 189 participants
-            # paired x all x 10,000). With every input committed, the replicates run on a
-            # connection of their own, outside it; only the stored rows are written here.
-            worker = con.cursor()
-            try:
-                worker.execute("SET enable_progress_bar = false")
-                result = run(worker, opts, progress)
-            finally:
+        inputs = resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested, uncommitted
+        # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
+        # replicate chunk's points would stay in memory (8.3 GB for 189 participants paired x
+        # all x 10,000). With every input committed, the replicates run on a connection of their
+        # own, outside it; only the stored rows are written here. An input ingested just now is
+        # seen by this transaction alone, so then the replicates run in it.
+        fresh = one(con.execute("SELECT count(*) FROM runs")) != runs_before
+        worker = con if fresh else quiet(con.cursor())
+        try:
+            result = run(worker, opts, progress, inputs=inputs)
+        finally:
+            if worker is not con:
                 worker.close()
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)

@@ -38,6 +38,13 @@ def resolve_path(path: str | Path | None) -> Path:
     return Path(env) if env else DEFAULT_PATH
 
 
+def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """The connection without DuckDB's own progress bar on long queries (stdout belongs to
+    --json); a setting of each connection, cursors included."""
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A raw connection, with DuckDB's lock error turned into a one-line LockedError."""
     config: dict[str, str | bool | int | float | list[str]] = (
@@ -46,10 +53,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        con = duckdb.connect(str(path), read_only=read_only, config=config)
-        # DuckDB draws its own progress bar on long queries; stdout belongs to --json
-        con.execute("SET enable_progress_bar = false")
-        return con
+        return quiet(duckdb.connect(str(path), read_only=read_only, config=config))
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
