@@ -32,7 +32,7 @@ INSERT INTO sample_scores_0007 SELECT * FROM sample_scores ORDER BY experiment_i
 DROP TABLE sample_scores;
 ALTER TABLE sample_scores_0007 RENAME TO sample_scores;
 
--- the rebuilt tables carry 0006's descriptions again (a rename keeps no comments of the old table)
+-- the descriptions of the rebuilt tables (0006 describes every other table)
 COMMENT ON TABLE samples IS 'One row per sample of a per-sample experiment (SPEC section 9).';
 COMMENT ON COLUMN samples.experiment_id IS 'The experiment.';
 COMMENT ON COLUMN samples.sample_index IS 'Position in the file.';
