@@ -17,6 +17,7 @@ from riskcov.cli.selection import (
     MethodsOpt,
     ModesOpt,
     SplitsOpt,
+    criteria,
 )
 from riskcov.warehouse import open_warehouse
 
@@ -46,11 +47,7 @@ def curve(
     check_format(fmt)
     opts = Options(
         inputs=runs,
-        modes=modes or [],
-        methods=methods or [],
-        seeds=experiment_seeds or [],
-        splits=splits or [],
-        domains=domains or [],
+        **criteria(modes, methods, experiment_seeds, splits, domains),
         loss=loss,
         confidence=confidence,
         bootstrap_resamples=0,

@@ -18,6 +18,7 @@ from riskcov.cli.selection import (
     MethodsOpt,
     ModesOpt,
     SplitsOpt,
+    criteria,
 )
 from riskcov.warehouse import open_warehouse
 
@@ -76,11 +77,7 @@ def evaluate(
 
     opts = Options(
         inputs=inputs or [],
-        modes=modes or [],
-        methods=methods or [],
-        seeds=experiment_seeds or [],
-        splits=splits or [],
-        domains=domains or [],
+        **criteria(modes, methods, experiment_seeds, splits, domains),
         loss=loss,
         confidence=confidence,
         area_coverage=area_coverage,

@@ -18,6 +18,7 @@ from riskcov.cli.selection import (
     MethodsOpt,
     ModesOpt,
     SplitsOpt,
+    criteria,
 )
 from riskcov.errors import UsageError
 from riskcov.warehouse import open_warehouse
@@ -65,11 +66,7 @@ def plot(
             raise UsageError("give --input RUN (once, or twice to compare) or --from-artifact A.json")
         opts = Options(
             inputs=inputs,
-            modes=modes or [],
-            methods=methods or [],
-            seeds=experiment_seeds or [],
-            splits=splits or [],
-            domains=domains or [],
+            **criteria(modes, methods, experiment_seeds, splits, domains),
             loss=loss,
             estimator=estimator,
             bootstrap_resamples=bootstrap_resamples,

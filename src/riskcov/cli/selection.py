@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 import typer
 
@@ -43,3 +43,34 @@ EstimatorOpt = Annotated[str, typer.Option(help="plateau-trapezoid, item-step or
 IntersectionOpt = Annotated[
     bool, typer.Option("--intersection-only", help="Paired: compare the overlapping participants.")
 ]
+
+
+class Criteria(TypedDict):
+    """Options' experiment-selection fields."""
+
+    modes: list[str]
+    methods: list[str]
+    seeds: list[str]
+    splits: list[str]
+    domains: list[str]
+
+
+def criteria(
+    modes: list[str] | None,
+    methods: list[str] | None,
+    experiment_seeds: list[str] | None,
+    splits: list[str] | None,
+    domains: list[str] | None,
+) -> Criteria:
+    """The experiment-selection options as Options' fields (an option not given: no criterion).
+
+    >>> criteria(["few_shot"], None, ["3"], None, None)["seeds"]
+    ['3']
+    """
+    return Criteria(
+        modes=modes or [],
+        methods=methods or [],
+        seeds=experiment_seeds or [],
+        splits=splits or [],
+        domains=domains or [],
+    )
