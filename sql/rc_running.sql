@@ -23,29 +23,17 @@
 --     from the same limbs minus its own, so they equal the previous point's bit for bit.
 -- (Not a partitioned window for them: besides being slower, nothing pins the order in which
 -- DuckDB's segment tree combines a partition's summands, so its last bit is not guaranteed.)
--- `joined` is inlined into both paths (NOT MATERIALIZED): materialising it for its two
--- consumers cost ~10 % of the macro (41 participants x `all` x 10,000: 10.0 -> 8.9 CPU-s);
--- a path whose blocks are all of the other kind joins no rows.
+-- The exact path is rc_running_exact (which `evaluate` calls alone when every block is exact);
+-- each path joins `plateaus` with `totals` itself, and a path whose blocks are all of the
+-- other kind joins no rows.
 -- The output is in (series, replicate, plateau) order within each path (the paths' blocks are
 -- disjoint); rc_metrics relies on every block's points being contiguous and in plateau order.
 CREATE OR REPLACE MACRO rc_running(plateaus, totals) AS TABLE
-WITH joined AS NOT MATERIALIZED (
+WITH inexact AS (
     SELECT p.series, p.replicate, p.plateau, p.threshold,
-           CAST(p.k AS DOUBLE) AS k, p.l,
-           t.n_total, t.k_total, t.loss_scale, t.k_offset, t.l_offset, t.exact
+           CAST(p.k AS DOUBLE) AS k, p.l, t.n_total, t.k_total, t.loss_scale
     FROM query_table(plateaus) AS p JOIN query_table(totals) AS t USING (series, replicate)
-),
-ordered AS (
-    FROM joined WHERE exact ORDER BY series, replicate, plateau
-),
-running AS (
-    SELECT *,
-           sum(k) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - k_offset AS k_cum,
-           sum(l) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - l_offset AS l_cum
-    FROM ordered
-),
-inexact AS (
-    FROM joined WHERE NOT exact
+    WHERE NOT t.exact
 ),
 units AS (
     SELECT u1, u1 / 2.0 ^ w AS u2, u1 / 2.0 ^ (2 * w) AS u3
@@ -84,26 +72,13 @@ limbs_running AS (
            sum(a3) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - o3 AS c3
     FROM limbs_ordered
 ),
-points AS (
-    SELECT series, replicate, plateau, threshold, k, l, k_cum, l_cum, l_cum - l AS l_prev,
-           n_total, k_total, loss_scale
-    FROM running
-    UNION ALL
-    SELECT series, replicate, plateau, threshold, k, l, k_cum,
+limb_points AS (
+    SELECT series, replicate, plateau, threshold, k, k_cum,
            (c1 * u1 + c2 * u2) + c3 * u3 AS l_cum,
            ((c1 - a1) * u1 + (c2 - a2) * u2) + (c3 - a3) * u3 AS l_prev,
            n_total, k_total, loss_scale
     FROM limbs_running
 )
-SELECT series, replicate, plateau, threshold,
-       CAST(k_cum AS BIGINT) AS k_cum, l_cum, n_total, k_total,
-       k_cum / n_total AS coverage,
-       (l_cum / loss_scale) / k_cum AS selective_risk,
-       (l_cum / loss_scale) / n_total AS generalized_risk,
-       CASE WHEN k_cum > k THEN (k_cum - k) / n_total END AS coverage_prev,
-       CASE WHEN k_cum > k THEN (l_prev / loss_scale) / (k_cum - k) END
-           AS selective_risk_prev,
-       CASE WHEN k_cum > k THEN (l_prev / loss_scale) / n_total END
-           AS generalized_risk_prev,
-       CAST(k_total AS DOUBLE) / n_total AS coverage_last
-FROM points;
+FROM rc_running_exact(plateaus, totals)
+UNION ALL
+FROM rc_point_columns('limb_points');

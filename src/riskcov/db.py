@@ -57,9 +57,12 @@ def single_threaded(
     con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
 ) -> dict[str, np.ndarray[Any, Any]]:
     """Run an aggregate on one thread, so DOUBLE sums add in table order (bit-reproducible)."""
-    threads = one(con.execute("SELECT current_setting('threads')"))
+    setting = one(con.execute("SELECT current_setting('threads')"))
+    threads = int(setting[0]) if setting else 1
+    if threads == 1:  # replicate chunks on several connections run with threads = 1 throughout
+        return con.execute(query, params).fetchnumpy()
     con.execute("SET threads = 1")
     try:
         return con.execute(query, params).fetchnumpy()
     finally:
-        con.execute(f"SET threads = {int(threads[0]) if threads else 1}")
+        con.execute(f"SET threads = {threads}")

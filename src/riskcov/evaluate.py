@@ -6,18 +6,20 @@ stored rows and the artifact land together or not at all); `run` computes withou
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from riskcov import __version__
 from riskcov.bootstrap import sample_chunks
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.metrics import engine
+from riskcov.metrics import chunks, engine
 from riskcov.options import Options
 from riskcov.report import artifact, store
 from riskcov.scoring import csf
@@ -244,13 +246,21 @@ def _compute_all(
     progress: Callable[[int, int], None] | None,
     after_chunk: Callable[[duckdb.DuckDBPyConnection, list[Series]], None] | None = None,
 ) -> engine.Results:
-    """Metrics for replicate 0..B, replicate chunks sized to bound memory."""
-    chunk = opts.chunk_replicates or engine.replicates_per_chunk(con, b)
+    """Metrics for replicate 0..B, replicate chunks sized to bound memory, on several
+    connections at once when they are worth it (metrics/chunks.py)."""
+    chunk, workers = engine.plan_chunks(con, b)
+    if opts.chunk_replicates:
+        chunk = opts.chunk_replicates
     total = engine.Results(b + 1)
-    for rep, pid, mult in sample_chunks(participants, b, opts.seed, chunk):
-        engine.load_samples(con, rep, pid, mult)
+    lock = threading.Lock()  # chunks finish on several threads
+    done = 0
+
+    def work(cur: duckdb.DuckDBPyConnection, rows: tuple[Any, Any, Any]) -> None:
+        nonlocal done
+        rep, pid, mult = rows
+        engine.load_samples(cur, rep, pid, mult)
         engine.compute(
-            con,
+            cur,
             series,
             total,
             area_c=opts.area_coverage,
@@ -259,11 +269,16 @@ def _compute_all(
             estimator=opts.estimator,
             curve_points=opts.curve_points,
         )
-        engine.copy_aliases(series, total)
-        if after_chunk:
-            after_chunk(con, series)
-        if progress and len(rep):
-            progress(int(rep[-1]), b)
+        with lock:
+            if after_chunk:
+                after_chunk(cur, series)
+            done += len(np.unique(rep[rep > 0]))
+            if progress and len(rep):
+                progress(done, b)
+
+    draws = sample_chunks(participants, b, opts.seed, chunk, point_alone=workers > 1)
+    chunks.run(con, draws, work, workers)
+    engine.copy_aliases(series, total)
     return total
 
 

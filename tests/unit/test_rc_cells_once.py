@@ -14,7 +14,7 @@ import pytest
 from riskcov.metrics import engine
 
 REPO = Path(__file__).resolve().parents[2]
-MACROS = ("rc_cells", "rc_plateaus", "rc_totals", "rc_running", "rc_points")
+MACROS = ("rc_cells", "rc_plateaus", "rc_totals", "rc_point_columns", "rc_running_exact", "rc_running", "rc_points")
 # (series, population, participant_id, item_index, confidence, loss, loss_scale): series 0 has
 # integer losses, series 1 (population 1) continuous ones; 0.5 is shared by participants
 ROWS = [
@@ -50,11 +50,18 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def test_cells_built_once_give_rc_points_bit_for_bit(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("CREATE TABLE once AS " + engine.POINTS_SQL)
+    con.execute("CREATE TABLE once AS " + engine.POINTS_SQL.format(running="rc_running"))
+    con.execute("CREATE TABLE fast AS " + engine.POINTS_SQL.format(running="rc_running_exact"))
     con.execute("CREATE TABLE direct AS FROM rc_points('eval_scored', 'eval_samples', 'eval_totals')")
     once = con.execute("SELECT * FROM once ORDER BY rowid").fetchall()
     direct = con.execute("SELECT * FROM direct ORDER BY rowid").fetchall()
     assert once == direct
+    # the fast path gives the exact blocks' rows (series 0: integer losses) and no others
+    exact = con.execute("SELECT series, replicate FROM eval_totals WHERE exact").fetchall()
+    assert {s for s, _ in exact} == {0}
+    assert con.execute("SELECT * FROM fast ORDER BY rowid").fetchall() == [
+        r for r in once if (r[0], r[1]) in set(exact)
+    ]
     # replicate 1 draws participant 1 twice and participant 3 once: (series, plateau, k_cum)
     assert [(r[0], r[2], r[4]) for r in once if r[1] == 1] == [
         (0, 1, 2),

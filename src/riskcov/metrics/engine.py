@@ -85,24 +85,35 @@ def load_samples(
 # rows of the participant x plateau join (and at most as many working points) per chunk: 4 M
 # take the same CPU time as 16 M (41 participants x `all` x 10,000) in 1.2 GB instead of 3.1 GB
 ROWS_PER_CHUNK = 4_000_000
+# below this many rows in all replicates a second connection costs more than it saves
+PARALLEL_MIN_ROWS = 200_000
+MAX_WORKERS = 8
 
 
-# rc_points' composition of rc_plateaus and rc_running, over the cells built once (drop_series)
+# rc_points' composition of rc_plateaus and rc_running, over the cells built once (drop_series);
+# rc_running_exact alone (the same rows) when every block of the chunk is exact
 POINTS_SQL = (
     "WITH increments AS (FROM rc_plateaus('eval_scored', 'eval_cells', 'eval_samples')) "
-    "FROM rc_running('increments', 'eval_totals')"
+    "FROM {running}('increments', 'eval_totals')"
 )
 
 
-def replicates_per_chunk(con: duckdb.DuckDBPyConnection, n_resamples: int) -> int:
-    """How many replicates to run at once so a chunk stays near ROWS_PER_CHUNK rows.
+def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, int]:
+    """(replicates per chunk, connections to run chunks on): chunks near ROWS_PER_CHUNK rows in
+    all, shared by one connection per DuckDB thread (metrics/chunks.py) once the replicates
+    are worth it.
 
     A replicate draws about 1 - 1/e of the participants, so it joins that share of the
     (series, participant, plateau) cells.
     """
-    row = one(con.execute("SELECT count(*) FROM eval_cells WHERE n_pred > 0"))
-    per_replicate = max(1.0, (row[0] if row else 0) * 0.632)
-    return max(1, min(max(n_resamples, 1), int(ROWS_PER_CHUNK / per_replicate)))
+    row = one(con.execute("SELECT count(*), current_setting('threads') FROM eval_cells WHERE n_pred > 0"))
+    cells, threads = (int(row[0]), int(row[1])) if row else (0, 1)
+    per_replicate = max(1.0, cells * 0.632)
+    workers = min(threads, MAX_WORKERS) if n_resamples * per_replicate >= PARALLEL_MIN_ROWS else 1
+    chunk = int(ROWS_PER_CHUNK / workers / per_replicate)
+    if workers > 1:  # every worker gets a chunk
+        chunk = min(chunk, -(-n_resamples // workers))
+    return max(1, min(max(n_resamples, 1), chunk)), workers
 
 
 def _union_fetch(
@@ -136,7 +147,9 @@ def compute(
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
     con.execute("CREATE OR REPLACE TEMP TABLE eval_totals AS FROM rc_totals('eval_scored', 'eval_samples')")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL}")
+    exact = one(con.execute("SELECT coalesce(bool_and(exact), true) FROM eval_totals"))
+    running = "rc_running_exact" if exact and exact[0] else "rc_running"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,
         "SELECT * FROM rc_summary('eval_scored', 'eval_samples', 'eval_points', 'eval_totals',"

@@ -1,0 +1,135 @@
+"""Run replicate chunks on two DuckDB connections at once.
+
+Most of a chunk's SQL runs on one thread whatever DuckDB's `threads` setting: the running sums
+are a streaming window (one ordered stream) and the metric aggregates run single-threaded on
+purpose (sums in table order, bit-reproducible). So a chunk uses one of this machine's cores
+and the other waits. Chunks are independent (a replicate's numbers depend only on its own
+sample rows), so `run` gives each worker connection its own chunks, every query on one thread:
+the same SQL on the same rows, so the same bits, in about half the time.
+
+The workers share the replicate-independent tables (SHARED) through an in-memory database
+attached to the instance; each sees them under the usual names as TEMP views and keeps its own
+TEMP tables per chunk. A connection inside an open transaction cannot share what it has not
+committed (and DuckDB lets a transaction write to one database only), so there (an input
+ingested on the fly, stored in the same transaction) the chunks run one after the other on the
+caller's connection.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import duckdb
+
+from riskcov.db import one
+
+SHARED = ("eval_scored", "eval_cells", "eval_harmonic")
+_names = itertools.count(1)
+Chunk = TypeVar("Chunk")
+
+
+def run(
+    con: duckdb.DuckDBPyConnection,
+    chunks: Iterator[Chunk],
+    work: Callable[[duckdb.DuckDBPyConnection, Chunk], None],
+    workers: int,
+) -> None:
+    """work(connection, chunk) for every chunk, on `workers` connections (con and cursors of it).
+
+    `work` runs on several threads at once; what it shares with other calls it must guard.
+    The first chunk always runs on `con`, before the others start.
+    """
+    first = next(chunks, None)
+    if first is None:
+        return
+    work(con, first)
+    if workers <= 1 or _in_transaction(con):
+        for chunk in chunks:
+            work(con, chunk)
+        return
+    name = f"riskcov_chunks_{next(_names)}"
+    con.execute(f"ATTACH ':memory:' AS {name}")
+    try:
+        for table in SHARED:
+            con.execute(f"CREATE TABLE {name}.{table} AS FROM {table}")
+        _parallel(con, [_worker(con, name) for _ in range(workers - 1)], chunks, work)
+    finally:
+        con.execute(f"DETACH {name}")
+
+
+def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether con is inside an explicit transaction: there each statement shares its id."""
+    ids = [one(con.execute("SELECT txid_current()")) for _ in range(2)]
+    return ids[0] == ids[1]
+
+
+def _worker(con: duckdb.DuckDBPyConnection, name: str) -> duckdb.DuckDBPyConnection:
+    cur = con.cursor()
+    cur.execute("SET enable_progress_bar = false")
+    for table in SHARED:
+        cur.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS FROM {name}.{table}")
+    return cur
+
+
+def _parallel(
+    con: duckdb.DuckDBPyConnection,
+    cursors: list[duckdb.DuckDBPyConnection],
+    chunks: Iterator[Chunk],
+    work: Callable[[duckdb.DuckDBPyConnection, Chunk], None],
+) -> None:
+    lock = threading.Lock()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    everyone = [con, *cursors]
+
+    def loop(cur: duckdb.DuckDBPyConnection) -> None:
+        while not stop.is_set():
+            with lock:  # the draws come from one RandomState, in order
+                chunk = next(chunks, None)
+            if chunk is None:
+                return
+            try:
+                work(cur, chunk)
+            except BaseException as exc:  # Ctrl-C or an error: stop the others' queries too
+                errors.append(exc)
+                stop.set()
+                for other in everyone:
+                    if other is not cur:
+                        other.interrupt()
+                return
+
+    setting = one(con.execute("SELECT current_setting('threads')"))
+    threads = int(setting[0]) if setting else 1
+    con.execute("SET threads = 1")  # an instance-wide setting: every worker's queries
+    helpers = [threading.Thread(target=loop, args=(cur,), daemon=True) for cur in cursors]
+    try:
+        for t in helpers:
+            t.start()
+        loop(con)
+    finally:
+        _join(helpers, everyone, stop)
+        for cur in cursors:
+            cur.close()
+        con.execute(f"SET threads = {threads}")
+    if errors:  # the first is the cause; the others' are the interrupts it sent
+        raise errors[0]
+
+
+def _join(
+    helpers: list[threading.Thread], everyone: list[duckdb.DuckDBPyConnection], stop: threading.Event
+) -> None:
+    """Wait for the workers; Ctrl-C while waiting stops their queries first."""
+    try:
+        for t in helpers:
+            t.join()
+    except BaseException:
+        stop.set()
+        for cur in everyone:
+            cur.interrupt()
+        for t in helpers:
+            t.join()
+        raise
