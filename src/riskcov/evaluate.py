@@ -249,8 +249,7 @@ def _compute_all(
     """Metrics for replicate 0..B, replicate chunks sized to bound memory, on several
     connections at once when they are worth it (metrics/chunks.py)."""
     chunk, workers = engine.plan_chunks(con, b)
-    if opts.chunk_replicates:
-        chunk = opts.chunk_replicates
+    chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
     total = engine.Results(b + 1)
     lock = threading.Lock()  # chunks finish on several threads
     done = 0

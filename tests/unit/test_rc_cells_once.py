@@ -14,7 +14,15 @@ import pytest
 from riskcov.metrics import engine
 
 REPO = Path(__file__).resolve().parents[2]
-MACROS = ("rc_cells", "rc_plateaus", "rc_totals", "rc_point_columns", "rc_running_exact", "rc_running", "rc_points")
+MACROS = (
+    "rc_cells",
+    "rc_plateaus",
+    "rc_totals",
+    "rc_point_columns",
+    "rc_running_exact",
+    "rc_running",
+    "rc_points",
+)
 # (series, population, participant_id, item_index, confidence, loss, loss_scale): series 0 has
 # integer losses, series 1 (population 1) continuous ones; 0.5 is shared by participants
 ROWS = [

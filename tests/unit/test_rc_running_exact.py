@@ -19,7 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parents[2]
-MACROS = ("rc_cells", "rc_plateaus", "rc_totals", "rc_point_columns", "rc_running_exact", "rc_running", "rc_points")
+MACROS = (
+    "rc_cells",
+    "rc_plateaus",
+    "rc_totals",
+    "rc_point_columns",
+    "rc_running_exact",
+    "rc_running",
+    "rc_points",
+)
 CONTINUOUS = st.sampled_from([0.1, 0.37, 1 / 3, 1e-9, 0.0, 2.5]) | st.floats(0.0, 1e3, allow_subnormal=False)
 
 

@@ -1,0 +1,104 @@
+"""Replicate chunks on several connections at once (metrics/chunks.py): every chunk once, the
+first on the caller's connection, the shared tables visible to every worker, errors and
+transactions handled; and the artifact bit for bit the one-connection artifact."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import duckdb
+import pytest
+
+from riskcov import evaluate
+from riskcov.metrics import chunks
+from riskcov.warehouse import open_warehouse
+
+
+@pytest.fixture
+def con() -> duckdb.DuckDBPyConnection:
+    c = duckdb.connect()
+    c.execute("SET threads = 2")
+    for table in chunks.SHARED:
+        c.execute(f"CREATE TEMP TABLE {table} AS SELECT 7 AS x")
+    return c
+
+
+def _record(seen: list, fail_at: int | None = None):
+    def work(cur: duckdb.DuckDBPyConnection, chunk: int) -> None:
+        if chunk == fail_at:
+            raise ValueError(f"chunk {chunk}")
+        shared = [cur.execute(f"SELECT x FROM {t}").fetchall() for t in chunks.SHARED]
+        seen.append((chunk, id(cur), threading.get_ident(), shared))
+        time.sleep(0.01)  # long enough for the other worker to take chunks too
+
+    return work
+
+
+def test_every_chunk_once_first_on_the_callers_connection(con):
+    seen: list = []
+    chunks.run(con, iter(range(12)), _record(seen), workers=2)
+    assert sorted(c for c, *_ in seen) == list(range(12))
+    assert seen[0][:3] == (0, id(con), threading.get_ident())
+    assert len({cur for _, cur, _, _ in seen}) == 2  # both connections worked
+    assert {json.dumps(s) for *_, s in seen} == {json.dumps([[[7]]] * 3)}
+    # the setting and the attached database are as before
+    assert con.execute("SELECT current_setting('threads')").fetchall() == [(2,)]
+    assert con.execute(
+        "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'riskcov_chunks%'"
+    ).fetchall() == [(0,)]
+
+
+def test_inside_a_transaction_every_chunk_runs_on_the_callers_connection(con):
+    seen: list = []
+    con.execute("BEGIN")
+    chunks.run(con, iter(range(5)), _record(seen), workers=2)
+    con.execute("COMMIT")
+    assert [(c, cur) for c, cur, *_ in seen] == [(c, id(con)) for c in range(5)]
+
+
+def test_an_error_in_a_worker_stops_the_run_and_is_raised(con):
+    seen: list = []
+    with pytest.raises(ValueError, match="chunk 6"):
+        chunks.run(con, iter(range(40)), _record(seen, fail_at=6), workers=2)
+    assert len(seen) < 39  # the others stopped
+    assert con.execute("SELECT current_setting('threads')").fetchall() == [(2,)]
+    assert con.execute(
+        "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'riskcov_chunks%'"
+    ).fetchall() == [(0,)]
+
+
+def _artifact(mk, tmp_path, name: str, spy: list, **overrides) -> dict:
+    example = tmp_path / "ex.json"
+    if not example.exists():
+        mk.write_run(mk.make_run(17, seed=5), example)
+    opts = evaluate.Options(
+        inputs=[str(example)] * 2,
+        modes=["zero_shot", "few_shot"],
+        confidence="all",
+        bootstrap_resamples=60,
+        seed=4,
+        **overrides,
+    )
+    with open_warehouse(tmp_path / f"{name}.duckdb") as c:
+        art = evaluate.run(c, opts).artifact
+    art.pop("created_at")
+    art["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in art["inputs"]]
+    return art
+
+
+def test_two_workers_give_the_one_connection_artifact_bit_for_bit(mk, tmp_path, monkeypatch):
+    calls: list = []
+    parallel = chunks._parallel
+
+    def spy(con, cursors, it, work):
+        calls.append(len(cursors))
+        return parallel(con, cursors, it, work)
+
+    monkeypatch.setattr(chunks, "_parallel", spy)
+    one = _artifact(mk, tmp_path, "one", calls, chunk_replicates=60, workers=1)
+    assert calls == []
+    two = _artifact(mk, tmp_path, "two", calls, chunk_replicates=4, workers=2)
+    assert calls == [1]
+    assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
