@@ -82,10 +82,13 @@ def load_samples(
     con.unregister("_samples")
 
 
-# rows of the participant x plateau join (and at most as many working points) per chunk: 4 M
-# take the same CPU time as 16 M (41 participants x `all` x 10,000) in 1.2 GB instead of 3.1 GB
-ROWS_PER_CHUNK = 4_000_000
-# below this many rows in all replicates a second connection costs more than it saves
+# A chunk's size is bounded twice. Its working points are sorted and stored (eval_points): 3 M
+# per chunk take the same CPU time as 12 M (41 participants x `all` x 10,000) in 1.2 GB instead
+# of 3.1 GB. Its participant x cell join only streams into aggregates, but every chunk re-runs
+# the per-participant sums of rc_totals and the oracle, so that bound is wider: 16 M rows.
+POINTS_PER_CHUNK = 3_000_000
+JOIN_ROWS_PER_CHUNK = 16_000_000
+# below this many join rows in all replicates a second connection costs more than it saves
 PARALLEL_MIN_ROWS = 200_000
 MAX_WORKERS = 8
 
@@ -99,18 +102,26 @@ POINTS_SQL = (
 
 
 def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, int]:
-    """(replicates per chunk, connections to run chunks on): chunks near ROWS_PER_CHUNK rows in
-    all, shared by one connection per DuckDB thread (metrics/chunks.py) once the replicates
-    are worth it.
+    """(replicates per chunk, connections to run chunks on): chunks within POINTS_PER_CHUNK and
+    JOIN_ROWS_PER_CHUNK in all, shared by one connection per DuckDB thread (metrics/chunks.py)
+    once the replicates are worth it.
 
     A replicate draws about 1 - 1/e of the participants, so it joins that share of the
-    (series, participant, plateau) cells.
+    (series, participant, plateau) cells; a cell that no other participant shares becomes a
+    working point of its own, a shared plateau one point whoever draws it.
     """
-    row = one(con.execute("SELECT count(*), current_setting('threads') FROM eval_cells WHERE n_pred > 0"))
-    cells, threads = (int(row[0]), int(row[1])) if row else (0, 1)
-    per_replicate = max(1.0, cells * 0.632)
-    workers = min(threads, MAX_WORKERS) if n_resamples * per_replicate >= PARALLEL_MIN_ROWS else 1
-    chunk = int(ROWS_PER_CHUNK / workers / per_replicate)
+    row = one(
+        con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE NOT shared), "
+            "count(DISTINCT (series, plateau)) FILTER (WHERE shared), current_setting('threads') "
+            "FROM eval_cells WHERE n_pred > 0"
+        )
+    )
+    cells, own, shared, threads = (int(v) for v in row) if row else (0, 0, 0, 1)
+    joined = max(1.0, cells * 0.632)
+    points = max(1.0, own * 0.632 + shared)
+    workers = min(threads, MAX_WORKERS) if n_resamples * joined >= PARALLEL_MIN_ROWS else 1
+    chunk = int(min(POINTS_PER_CHUNK / points, JOIN_ROWS_PER_CHUNK / joined) / workers)
     if workers > 1:  # every worker gets a chunk
         chunk = min(chunk, -(-n_resamples // workers))
     return max(1, min(max(n_resamples, 1), chunk)), workers
