@@ -17,6 +17,9 @@ REPO = Path(__file__).resolve().parents[2]
 MACROS = (
     "rc_cells",
     "rc_plateaus",
+    "rc_series",
+    "rc_people",
+    "rc_totals_of",
     "rc_totals",
     "rc_point_columns",
     "rc_running_exact",

@@ -26,7 +26,7 @@ import duckdb
 
 from riskcov.db import one
 
-SHARED = ("eval_scored", "eval_cells", "eval_harmonic")
+SHARED = ("eval_scored", "eval_cells", "eval_harmonic", "eval_series", "eval_people", "eval_losses")
 _names = itertools.count(1)
 Chunk = TypeVar("Chunk")
 

@@ -50,12 +50,19 @@ class Results:
 
 def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
     """Remove the rows of series that are not evaluated (unsupported CSFs under `all`), and
-    tabulate what does not depend on the replicates: the plateau cells (rc_cells) and the
-    harmonic numbers the oracle needs (no replicate has more items than participants x their
-    largest item count)."""
+    tabulate what does not depend on the replicates: the plateau cells (rc_cells), the series,
+    the per-participant sums rc_totals_of weights (rc_series, rc_people), the loss counts and
+    harmonic numbers the oracle needs (rc_loss_counts; no replicate has more items than
+    participants x their largest item count)."""
     ids = ", ".join(str(s.computed) for s in keep) or "-1"
     con.execute(f"DELETE FROM eval_scored WHERE series NOT IN ({ids})")
     con.execute("CREATE OR REPLACE TEMP TABLE eval_cells AS FROM rc_cells('eval_scored')")
+    for table, macro in (
+        ("eval_series", "rc_series"),
+        ("eval_people", "rc_people"),
+        ("eval_losses", "rc_loss_counts"),
+    ):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS FROM {macro}('eval_scored')")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE eval_harmonic AS
         FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n), 0)
@@ -157,13 +164,16 @@ def compute(
         arr = res.scalars.setdefault(name, np.full(shape, np.nan))
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_totals AS FROM rc_totals('eval_scored', 'eval_samples')")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_totals AS "
+        "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
+    )
     exact = one(con.execute("SELECT coalesce(bool_and(exact), true) FROM eval_totals"))
     running = "rc_running_exact" if exact and exact[0] else "rc_running"
     con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,
-        "SELECT * FROM rc_summary('eval_scored', 'eval_samples', 'eval_points', 'eval_totals',"
+        "SELECT * FROM rc_summary_of('eval_losses', 'eval_samples', 'eval_points', 'eval_totals',"
         " 'eval_harmonic', ?, ?)",
         [area_c, estimator],
     )
@@ -222,7 +232,8 @@ def compute(
             curve["threshold"][-1] = confidence_of[(sid, values[-1])]
     con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS FROM eval_samples WHERE replicate = 0")
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE eval_totals0 AS FROM rc_totals('eval_scored', 'eval_unit_samples')"
+        "CREATE OR REPLACE TEMP TABLE eval_totals0 AS "
+        "FROM rc_totals_of('eval_series', 'eval_people', 'eval_unit_samples')"
     )
     res.achievable = achievable(con, res.curves, area_c)
     if curve_points:
