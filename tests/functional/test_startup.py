@@ -1,4 +1,5 @@
-"""`riskcov --version` and `riskcov runs` start without numpy and rich (issue 12, item 4)."""
+"""`riskcov --version` and `riskcov runs` start without numpy and rich (issue 12, item 4), and
+without pydantic: plain option values skip typer's pydantic coercion (riskcov.cli.coercion)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 # one fresh interpreter runs the quick commands in turn and reports, after each, whether
-# numpy or rich has been imported by then (duckdb: --version prints its version)
+# numpy, rich or pydantic has been imported by then (duckdb: --version prints its version)
 PROBE = """
 import contextlib, io, json, sys
 from riskcov.cli import main
@@ -20,7 +21,7 @@ for args in json.loads(sys.argv[1]):
     sys.argv = ["riskcov", *args]
     with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
         main()
-    seen[" ".join(args[:2])] = sorted(m for m in ("duckdb", "numpy", "rich") if m in sys.modules)
+    seen[" ".join(args[:2])] = sorted(m for m in ("duckdb", "numpy", "rich", "pydantic") if m in sys.modules)
 print(json.dumps(seen))
 """
 
