@@ -1,7 +1,5 @@
 """The typer app, its shared options and the one place errors become messages and exit codes."""
 
-from __future__ import annotations
-
 import functools
 import inspect
 import sys

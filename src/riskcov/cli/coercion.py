@@ -11,8 +11,6 @@ acceptance and its error messages stay typer's. `tests/unit/test_cli_coercion.py
 both paths give the same values.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from pathlib import Path
