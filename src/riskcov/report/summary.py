@@ -168,7 +168,8 @@ def plain(art: dict[str, Any], artifact_path: str | None) -> str | None:
             lines.append(block)
             continue
         cells = [[h for h, _ in block.columns], *block.rows]
-        if not all(_plain_ok(c) for row in cells for c in row) or not _plain_ok(block.title):
+        texts = [block.title, *(c for row in cells for c in row)]
+        if not block.rows or not all(_plain_ok(t) for t in texts):
             return None
         widths = [max(len(row[i]) for row in cells) for i in range(len(block.columns))]
         total = sum(widths) + 3 * len(widths) + 1
