@@ -10,9 +10,11 @@ abstention), ingests it into a fresh warehouse once, then times `riskcov evaluat
 subprocess R times (wall time, CPU seconds = user + system, and peak RSS from /usr/bin/time -v),
 and separately the in-process `riskcov.evaluate.run` call (no interpreter start, no warehouse
 open, no artifact written); RISKCOV_PUBLISH=0, so no BI snapshot is written after ingest or
-evaluate. `--workdir` keeps the run files and warehouses for later runs. In the same run,
-for the `all` cases, `--numpy-floor` times the comparator (a plain numpy implementation of
-the same metrics, compute only, its own figure) on the case's warehouse, and `--reference` a
+evaluate; the riskcov package is byte-compiled first (as a wheel install does; with
+PYTHONDONTWRITEBYTECODE=1 an editable install compiles every module in each run).
+`--workdir` keeps the run files and warehouses for later runs. In the same run, for the
+`all` cases, `--numpy-floor` times the comparator (a plain numpy implementation of the same
+metrics, compute only, its own figure) on the case's warehouse, and `--reference` a
 reference evaluator: a command template with the placeholders {run} (the run file), {mode},
 {confidence} and {resamples}; skipped when not given. `--scaling` times `default` over
 participants 41 ... 100,000 and 1,000 / 10,000 resamples (P * B up to --scaling-max) and
@@ -34,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import make_example, riskcov_exe, time_v
+from common import compile_package, make_example, riskcov_exe, time_v
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR = ROOT.parent / "shared" / "tools" / "numpy_floor.py"
@@ -197,6 +199,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
+    compile_package()  # timed runs read riskcov's bytecode, as after a wheel install
     with tempfile.TemporaryDirectory(prefix="riskcov-bench-", dir=args.workdir) as tmp:
         if args.scaling:
             scaling(args.reps, args.workdir or Path(tmp), args.scaling_max)

@@ -1,4 +1,5 @@
-"""`riskcov --version` and `riskcov runs` start without numpy and rich (issue 12, item 4)."""
+"""`riskcov --version` and `riskcov runs` start without numpy and rich (issue 12, item 4), and
+without pydantic: plain option values skip typer's pydantic coercion (riskcov.cli.coercion)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 # one fresh interpreter runs the quick commands in turn and reports, after each, whether
-# numpy or rich has been imported by then (duckdb: --version prints its version)
+# numpy, rich or pydantic has been imported by then (duckdb: --version prints its version)
 PROBE = """
 import contextlib, io, json, sys
 from riskcov.cli import main
@@ -20,7 +21,7 @@ for args in json.loads(sys.argv[1]):
     sys.argv = ["riskcov", *args]
     with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
         main()
-    seen[" ".join(args[:2])] = sorted(m for m in ("duckdb", "numpy", "rich") if m in sys.modules)
+    seen[" ".join(args[:2])] = sorted(m for m in ("duckdb", "numpy", "rich", "pydantic") if m in sys.modules)
 print(json.dumps(seen))
 """
 
@@ -51,3 +52,16 @@ def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path
     row = " worked01  few_shot  2             1       8      3          5          62.5%       "
     assert lines == [header + "ingested_at         ", row + lines[1][-20:]]
     assert len(lines[1][-20:].strip()) == 19  # the ingest time, to the second
+
+
+def test_command_modules_have_evaluated_annotations():
+    """typer reads every command's signature on each call: string annotations (PEP 563) would
+    be compiled and evaluated again every time (~20 ms of each CLI call)."""
+    import importlib
+    import pkgutil
+
+    import riskcov.cli
+
+    names = [m.name for m in pkgutil.iter_modules(riskcov.cli.__path__, "riskcov.cli.")]
+    lazy = [n for n in names if "annotations" in vars(importlib.import_module(n))]
+    assert (len(names), lazy) == (14, [])

@@ -1,7 +1,5 @@
 """The typer app, its shared options and the one place errors become messages and exit codes."""
 
-from __future__ import annotations
-
 import functools
 import inspect
 import sys
@@ -12,6 +10,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from riskcov.cli import coercion
 from riskcov.errors import RiskcovError, UsageError
 
 try:  # typer >= 0.25 vendors click
@@ -19,6 +18,8 @@ try:  # typer >= 0.25 vendors click
 except ImportError:  # pragma: no cover - older typer on real click
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef]
 from typer.core import TyperGroup
+
+coercion.install()  # typer's option values without pydantic where they are plain
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in riskcov, not in the user's data or flags
 INTERRUPTED = 130

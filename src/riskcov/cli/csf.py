@@ -1,7 +1,5 @@
 """`riskcov csf add|list|remove`: the user's named confidence functions (SQL expressions)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """`riskcov curve`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

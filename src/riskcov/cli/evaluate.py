@@ -1,7 +1,5 @@
 """`riskcov evaluate`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
@@ -108,8 +106,6 @@ def evaluate(
 
         typer.echo(dumps(result.artifact))
     else:
-        from rich.console import Console
-
         from riskcov.report import summary
 
-        summary.render(result.artifact, Console(width=160), str(result.path))
+        summary.show(result.artifact, str(result.path))

@@ -1,7 +1,5 @@
 """`riskcov export`: tables as Parquet or CSV files."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`riskcov history`."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """`riskcov ingest`."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any

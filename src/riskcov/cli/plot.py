@@ -1,7 +1,5 @@
 """`riskcov plot` (PNG/SVG curves, needs the `plot` extra) and `riskcov report` (an HTML page)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

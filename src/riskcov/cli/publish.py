@@ -1,7 +1,5 @@
 """`riskcov publish`: the read-only BI snapshot."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

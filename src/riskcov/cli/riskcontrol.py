@@ -1,7 +1,5 @@
 """`riskcov risk-control`, `riskcov ood` and `riskcov compare` (seed 004's suite, SPEC §10)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 

@@ -1,7 +1,5 @@
 """The options that pick what is evaluated, shared by `evaluate`, `plot` and `curve`."""
 
-from __future__ import annotations
-
 from typing import Annotated, TypedDict
 
 import typer

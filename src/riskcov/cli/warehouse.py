@@ -1,7 +1,5 @@
 """`riskcov runs` and `riskcov migrate`: what the warehouse holds and its schema."""
 
-from __future__ import annotations
-
 import json
 from typing import Annotated
 

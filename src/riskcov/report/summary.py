@@ -4,14 +4,34 @@ included), and with several CSFs one ranking table by AURC; CSFs with the very s
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from riskcov.report.keys import SUMMARY, MetricKey, value_of
 
+if TYPE_CHECKING:  # rich only where it draws the summary (to a terminal; see `show`)
+    from rich.console import Console
+
 DETAIL_LIMIT = 2  # more CSFs than this: the ranking table instead of a table per CSF
+WIDTH = 160  # the console's width
+
+
+@dataclass
+class Table:
+    """A table of the summary: its title, columns (header, no_wrap) and rows of cells."""
+
+    title: str
+    columns: list[tuple[str, bool]]
+    rows: list[list[str]]
+
+    def add_column(self, header: str, no_wrap: bool = False) -> None:
+        self.columns.append((header, no_wrap))
+
+    def add_row(self, *cells: str) -> None:
+        self.rows.append(list(cells))
 
 
 def _fmt(value: float | None, ci: list[float] | None = None) -> str:
@@ -69,38 +89,127 @@ def aliases(variants: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> None:
-    """Print the population line; per CSF a table (paired: left, right, delta) when there are
-    at most DETAIL_LIMIT of them, else one ranking table; then the aliases and the artifact."""
+def blocks(art: dict[str, Any], artifact_path: str | None) -> list[str | Table]:
+    """The summary as lines and tables: the population line; per CSF a table (paired: left,
+    right, delta) when there are at most DETAIL_LIMIT of them, else one ranking table; then the
+    aliases and the artifact."""
     pop = art["population"]
     per_sample = art["inputs"][0].get("method") is not None
     units, items = ("clusters", "samples") if per_sample else ("participants", "items")
-    console.print(
+    out: list[str | Table] = [
         f"loss {art['loss']['name']}, estimator {art['estimator']}, "
         f"C = {art['options']['area_coverage']}: {pop['participants_included']} "
         f"{units} included, {pop['participants_failed']} failed, "
         f"{pop['items_total']} {items}"
-    )
+    ]
     boot = art["options"]["bootstrap_resamples"]
     ci_note = f", 95% CI from {boot} resamples" if boot > 0 else ""
     groups = aliases(art["confidence_variants"])
     if len(groups) <= DETAIL_LIMIT:
-        for name in groups:
-            console.print(_detail(art, name, ci_note))
+        out += [_detail(art, name, ci_note) for name in groups]
     else:
-        console.print(_ranking(art, list(groups), ci_note))
+        out.append(_ranking(art, list(groups), ci_note))
     for name, same in groups.items():
         if same:
-            console.print(f"{', '.join(same)}: the same numbers as {name} (shown once)")
+            out.append(f"{', '.join(same)}: the same numbers as {name} (shown once)")
     if art.get("skipped_variants"):
-        console.print("skipped: " + ", ".join(art["skipped_variants"]))
+        out.append("skipped: " + ", ".join(art["skipped_variants"]))
     if artifact_path:
-        console.print(f"artifact: {artifact_path}")
+        out.append(f"artifact: {artifact_path}")
+    return out
+
+
+def render(art: dict[str, Any], console: Console, artifact_path: str | None) -> None:
+    """Print the summary with rich."""
+    from rich.table import Table as RichTable
+
+    for block in blocks(art, artifact_path):
+        if isinstance(block, str):
+            console.print(block)
+            continue
+        table = RichTable(title=block.title, title_justify="left")
+        for header, no_wrap in block.columns:
+            table.add_column(header, no_wrap=no_wrap)
+        for row in block.rows:
+            table.add_row(*row)
+        console.print(table)
+
+
+# text rich prints as it is: printable ASCII, no markup tag ([a..., [/..., [#..., [@...), no
+# escape, and no emoji code (:name: that rich's table knows: secondary:a+b:average is none)
+_PLAIN_TEXT = re.compile(r"[ -~]*")
+_MARKUP = re.compile(r"\\|\[[A-Za-z#/@]")
+_COLONS = re.compile(r":\S*:")
+# rich takes stdout for a terminal (styles) when one of these is set, whatever isatty says
+_FORCING = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+
+
+def _plain_ok(text: str) -> bool:
+    if not _PLAIN_TEXT.fullmatch(text) or _MARKUP.search(text):
+        return False
+    if _COLONS.search(text):  # rich's own emoji replacement (its table, not rich.console)
+        from rich._emoji_replace import _emoji_replace
+
+        return _emoji_replace(text) == text
+    return True
+
+
+def plain(art: dict[str, Any], artifact_path: str | None) -> str | None:
+    """The summary as rich prints it to a file that is not a terminal (no styles), drawn
+    without rich; None when rich would lay anything out otherwise (text that is not plain, a
+    line or table wider than the console, a title wider than its table), then rich draws it
+    (tests/unit/test_summary_plain.py compares the two).
+    """
+    lines: list[str] = []
+    for block in blocks(art, artifact_path):
+        if isinstance(block, str):
+            if not _plain_ok(block) or len(block) > WIDTH or block != block.strip():
+                return None
+            lines.append(block)
+            continue
+        cells = [[h for h, _ in block.columns], *block.rows]
+        texts = [block.title, *(c for row in cells for c in row)]
+        if not block.rows or not all(_plain_ok(t) for t in texts):
+            return None
+        widths = [max(len(row[i]) for row in cells) for i in range(len(block.columns))]
+        total = sum(widths) + 3 * len(widths) + 1
+        if total > WIDTH or len(block.title) > total or block.title != block.title.strip():
+            return None
+
+        def rule(left: str, mid: str, right: str, bar: str, widths: list[int] = widths) -> str:
+            return left + mid.join(bar * (w + 2) for w in widths) + right
+
+        def row(edge: str, cells: list[str], widths: list[int] = widths) -> str:
+            return edge + edge.join(f" {c.ljust(w)} " for c, w in zip(cells, widths, strict=True)) + edge
+
+        lines += [block.title.ljust(total), rule("┏", "┳", "┓", "━"), row("┃", cells[0])]
+        lines.append(rule("┡", "╇", "┩", "━"))
+        lines += [row("│", r) for r in block.rows]
+        lines.append(rule("└", "┴", "┘", "─"))
+    return "".join(f"{line}\n" for line in lines)
+
+
+def show(art: dict[str, Any], artifact_path: str | None) -> None:
+    """Print the summary on stdout: without rich (and its ~50 ms import) when stdout is not a
+    terminal and `plain` can draw it byte for byte as rich would, else with rich."""
+    text = None
+    out = sys.stdout
+    utf8 = (getattr(out, "encoding", None) or "").lower().replace("-", "") == "utf8"
+    terminal = getattr(out, "isatty", lambda: True)() or any(k in os.environ for k in _FORCING)
+    if utf8 and sys.platform != "win32" and not terminal:
+        text = plain(art, artifact_path)
+    if text is None:
+        from rich.console import Console
+
+        render(art, Console(width=WIDTH), artifact_path)
+        return
+    out.write(text)
+    out.flush()
 
 
 def _detail(art: dict[str, Any], name: str, ci_note: str) -> Table:
     entry = art["confidence_variants"][name]
-    table = Table(title=f"confidence {name}{ci_note}", title_justify="left")
+    table = Table(f"confidence {name}{ci_note}", [], [])
     table.add_column("metric")
     if not art["comparison"]["enabled"]:
         table.add_column(label(art["inputs"][0]))
@@ -135,7 +244,7 @@ def _ranking(art: dict[str, Any], names: list[str], ci_note: str) -> Table:
 
     order = sorted(names, key=lambda n: (metrics(n)["aurc_full"], n))
     title = "CSFs by AURC" + (f" of the right input ({label(art['inputs'][1])})" if paired else "") + ci_note
-    table = Table(title=title, title_justify="left")
+    table = Table(title, [], [])
     table.add_column("#", no_wrap=True)
     table.add_column("confidence", no_wrap=True)
     for key in ranked:

@@ -8,16 +8,17 @@ the point estimate and every bootstrap replicate run the same SQL as every built
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from riskcov.calibration.artifact import Calibrator, Linear
-from riskcov.calibration.to_sql import signal_inputs, to_sql, value_sql
 from riskcov.errors import UsageError
 from riskcov.scoring import csf
 from riskcov.scoring.csf import BASE, DEFAULT, Csf
 from riskcov.scoring.user_csf_store import CALIBRATED, as_csf, stored
+
+if TYPE_CHECKING:  # the calibration modules load only with --calibration (CLI start-up)
+    from riskcov.calibration.artifact import Calibrator
 
 USES_CALIBRATION = "--confidence calibrated, verbalized_calibrated, calibrated:<csf> or all"
 
@@ -57,6 +58,9 @@ def _lacking(cal: Calibrator, expr: str) -> str:
 def calibrated(selector: str, cal: Calibrator, user: dict[str, Csf]) -> Csf:
     """`verbalized_calibrated`, `calibrated` or `calibrated:<csf>` as a CSF; UsageError when the
     calibrator cannot apply."""
+    from riskcov.calibration.artifact import Linear
+    from riskcov.calibration.to_sql import signal_inputs, to_sql, value_sql
+
     if selector == "verbalized_calibrated":
         if cal.method != "temperature_scaling":
             raise UsageError(
