@@ -108,8 +108,15 @@ def _runtime_param(self: Any) -> Any:
     return self._runtime_param
 
 
+# the typer releases whose private coercion API this was written and tested against
+TESTED = ((0, 25), (0, 29))
+
+
 def install() -> None:
-    """Use the plain coercion in typer's parameters (once, before the app runs); nothing to do
-    on a typer without the pydantic coercion."""
-    if RuntimeParam is not None:
+    """Use the plain coercion in typer's parameters (once, before the app runs); on a typer
+    without the pydantic coercion, or one this was not tested with, typer's own stays."""
+    import typer
+
+    release = tuple(int(p) for p in re.findall(r"\d+", typer.__version__)[:2])
+    if RuntimeParam is not None and TESTED[0] <= release <= TESTED[1]:
         _TyperParameter.get_runtime_param = _runtime_param  # type: ignore[method-assign]
