@@ -50,7 +50,8 @@ def main() -> None:
     per_wall = (time.perf_counter() - wall) / args.replicates * 1000
     per_cpu = (time.process_time() - cpu) / args.replicates * 1000
     print(
-        f"numpy, {n:,} samples x {len(scores)} scores: {per_wall:.0f} ms wall, {per_cpu:.0f} ms CPU per replicate"
+        f"numpy, {n:,} samples x {len(scores)} scores, per replicate: "
+        f"{per_wall:.0f} ms wall, {per_cpu:.0f} ms CPU"
     )
 
 
