@@ -3,9 +3,11 @@ the file, experiment, participant and field of the first problem."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +130,25 @@ def parse(
     con: duckdb.DuckDBPyConnection | None, path: Path, data: bytes, options: IngestOptions | None = None
 ) -> ParsedRun:
     """Validate a run file and return its rows; InputError names file, experiment, participant, field."""
+    with _gc_paused():
+        return _parse(path, data, options)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic collector off while a document is loaded and checked: json.loads of a large
+    run makes millions of containers, and every collection walks them all again (100,000
+    participants: json.loads 12.5 -> 7.2 CPU-s). Nothing here makes reference cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse(path: Path, data: bytes, options: IngestOptions | None) -> ParsedRun:
     given = [
         f for f in ("run_id", "method", "seed", "split", "domain") if getattr(options, f, None) is not None
     ]
