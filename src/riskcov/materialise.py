@@ -79,9 +79,13 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
     csfs = [
         str(r[0])
         for r in con.execute(
-            "SELECT DISTINCT csf FROM (SELECT experiment_id, csf FROM v_csf_confidences UNION ALL "
-            "SELECT experiment_id, csf FROM v_sample_confidences) "
-            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments) ORDER BY csf"
+            # every CSF of v_csf_confidences scores every item: one participant per experiment
+            # names them all (scanning every item under every CSF took 2 CPU-s per 800k items)
+            "SELECT DISTINCT csf FROM (SELECT csf FROM v_csf_confidences SEMI JOIN "
+            "(SELECT experiment_id, min(participant_id) AS participant_id FROM items "
+            "SEMI JOIN mat_experiments USING (experiment_id) GROUP BY experiment_id) "
+            "USING (experiment_id, participant_id) UNION ALL SELECT csf FROM v_sample_confidences "
+            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments)) ORDER BY csf"
         ).fetchall()
     ]
     units = one(
