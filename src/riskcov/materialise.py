@@ -1,11 +1,14 @@
 """The warehouse's own point metrics and RC points: the tables `metrics` and `rc_points`
 (migration 0006), kept per experiment so that v_metrics / v_rc_points are scans.
 
-Rows are computed by the macros of `sql/` only (warehouse_scored → rc_totals → rc_points →
-warehouse_metrics, i.e. rc_summary), exactly as `evaluate --bootstrap-resamples 0`, on the
-experiments being added, through TEMP tables (a view chain would recompute the points for every
-macro that reads them). Everything runs inside the caller's transaction: an ingest's rows and
-their metrics land together or not at all.
+Rows are computed by the macros of `sql/` only (warehouse_confidences → warehouse_series →
+warehouse_scored → rc_totals → rc_points per round of a few CSFs; then warehouse_metrics, i.e.
+rc_summary, once over every round's points), exactly as `evaluate --bootstrap-resamples 0`, on
+the experiments being added, through TEMP tables (a view chain would recompute the points for
+every macro that reads them). The macros get integer series and population keys, numbered in
+the order of (experiment_id, csf, loss), so their rows come in the order struct keys gave.
+Everything runs inside the caller's transaction: an ingest's rows and their metrics land
+together or not at all.
 """
 
 from __future__ import annotations
@@ -19,7 +22,20 @@ from riskcov.db import one
 TABLES = ("metrics", "rc_points")
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
-_TEMP = ("mat_points", "mat_harmonic", "mat_totals", "mat_scored", "mat_units", "mat_experiments")
+_TEMP = (
+    "mat_confidences",
+    "mat_points",
+    "mat_all_points",
+    "mat_harmonic",
+    "mat_totals",
+    "mat_all_totals",
+    "mat_scored",
+    "mat_oracle",
+    "mat_round",
+    "mat_series",
+    "mat_units",
+    "mat_experiments",
+)
 
 
 def _id_list(ids: Iterable[int]) -> str:
@@ -66,9 +82,13 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
     csfs = [
         str(r[0])
         for r in con.execute(
-            "SELECT DISTINCT csf FROM (SELECT experiment_id, csf FROM v_csf_confidences UNION ALL "
-            "SELECT experiment_id, csf FROM v_sample_confidences) "
-            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments) ORDER BY csf"
+            # every CSF of v_csf_confidences scores every item: one participant per experiment
+            # names them all (scanning every item under every CSF took 2 CPU-s per 800k items)
+            "SELECT DISTINCT csf FROM (SELECT csf FROM v_csf_confidences SEMI JOIN "
+            "(SELECT experiment_id, min(participant_id) AS participant_id FROM items "
+            "SEMI JOIN mat_experiments USING (experiment_id) GROUP BY experiment_id) "
+            "USING (experiment_id, participant_id) UNION ALL SELECT csf FROM v_sample_confidences "
+            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments)) ORDER BY csf"
         ).fetchall()
     ]
     units = one(
@@ -82,7 +102,9 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
     con.execute("CREATE OR REPLACE TEMP TABLE mat_units AS FROM internal.v_unit_samples")
     size = max(1, ROWS_PER_CHUNK // max(per_csf, 1))
     for start in range(0, len(csfs), size):
-        _some_csfs(con, csfs[start : start + size])
+        _some_csfs(con, csfs[start : start + size], first=start == 0)
+    if csfs:
+        _metrics(con)
     row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
     # on an error the caller's rollback removes them with everything else
     for name in _TEMP:
@@ -90,31 +112,71 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
     return int(row[0]) if row else 0
 
 
-def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str]) -> None:
-    """Insert the rows of these CSFs for the experiments in TEMP TABLE mat_experiments."""
+def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) -> None:
+    """Insert the RC points of these CSFs for the experiments in TEMP TABLE mat_experiments and
+    keep what the metrics need: the points and totals of every round (mat_all_points,
+    mat_all_totals), the series keys (mat_series) and one series' units per population
+    (mat_oracle, all rc_oracle reads)."""
     # literals, not a parameter: the optimizer folds the test and prunes the other CSFs' branches
     listed = "[" + ", ".join("'" + c.replace("'", "''") + "'" for c in csfs) + "]"
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE mat_scored AS FROM warehouse_scored('mat_experiments', {listed})"
+        "CREATE OR REPLACE TEMP TABLE mat_confidences AS "
+        f"FROM warehouse_confidences('mat_experiments', {listed})"
     )
+    # series keys go on from the last round's, so each round's rows follow the previous ones
+    last = None if first else one(con.execute("SELECT max(series) FROM mat_series"))
+    start = int(last[0]) + 1 if last and last[0] is not None else 1
     units = "'mat_units'"
     steps = (
+        ("mat_round", f"FROM warehouse_series('mat_confidences', 'mat_experiments', {start})"),
+        ("mat_scored", "FROM warehouse_scored('mat_confidences', 'mat_round')"),
         ("mat_totals", f"FROM rc_totals('mat_scored', {units})"),
-        (
-            "mat_points",
-            "SELECT series.experiment_id AS experiment_id, series.csf AS csf, "
-            f"series.loss AS loss, * FROM rc_points('mat_scored', {units}, 'mat_totals')",
-        ),
-        ("mat_harmonic", "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_totals))"),
+        ("mat_points", f"FROM rc_points('mat_scored', {units}, 'mat_totals')"),
     )
     for name, query in steps:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
+        if name == "mat_scored":
+            con.execute("DROP TABLE temp.mat_confidences")
     con.execute(
-        "INSERT INTO rc_points BY NAME SELECT * EXCLUDE (series) FROM mat_points "
+        "INSERT INTO rc_points BY NAME SELECT k.experiment_id, k.csf, k.loss, p.* EXCLUDE (series) "
+        "FROM mat_points AS p JOIN mat_round AS k USING (series) "
         "ORDER BY experiment_id, csf, loss, replicate, plateau"
     )
-    con.execute(
-        "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics("
-        f"'mat_scored', {units}, 'mat_points', 'mat_totals', 'mat_harmonic') "
-        "ORDER BY experiment_id, csf, loss"
+    # rc_points keeps each block contiguous and in plateau order; appending keeps it so
+    kept = (
+        ("mat_series", "SELECT * FROM mat_round"),
+        ("mat_all_points", "SELECT * FROM mat_points"),
+        ("mat_all_totals", "SELECT * FROM mat_totals"),
     )
+    for name, query in kept:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {name} AS {query}" if first else f"INSERT INTO {name} {query}"
+        )
+    # the oracle ignores confidence: the units of a population's first series are all it needs
+    oracle = (
+        "SELECT * FROM mat_scored WHERE series IN (SELECT min(series) FROM mat_series GROUP BY population)"
+    )
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE mat_oracle AS {oracle}"
+        if first
+        else f"INSERT INTO mat_oracle {oracle}"
+    )
+
+
+def _metrics(con: duckdb.DuckDBPyConnection) -> None:
+    """Insert the metrics of every round's series at once, on one thread (as `evaluate` sums
+    a block's areas: in point order, reproducible to the last bit)."""
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE mat_harmonic AS "
+        "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_all_totals))"
+    )
+    threads = one(con.execute("SELECT current_setting('threads')"))
+    con.execute("SET threads = 1")
+    try:
+        con.execute(
+            "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics('mat_oracle', 'mat_units', "
+            "'mat_all_points', 'mat_all_totals', 'mat_harmonic', 'mat_series') "
+            "ORDER BY experiment_id, csf, loss"
+        )
+    finally:
+        con.execute(f"SET threads = {int(threads[0]) if threads else 1}")

@@ -1,0 +1,148 @@
+"""Profile: where a PHQ-8 run ingest spends its time, stage by stage, in one process.
+
+    python benchmarks/ingest_stages.py FILE [--warehouse W] [--statements]
+
+Runs the stages of `riskcov ingest FILE --no-publish` as riskcov.ingest does (read; json.loads;
+parse() again = json.loads + checks + columns; store; materialise), into a fresh warehouse, and
+prints per stage the wall seconds, CPU seconds (process_time: every thread of the process) and the peak
+RSS while the stage ran (sampled every 5 ms from /proc/self/statm). `--statements` also times
+every SQL statement materialise.refresh executes (a wrapper around the connection's execute).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * _PAGE
+
+
+class Sampler:
+    """The maximum RSS since the last reset, sampled in a thread."""
+
+    def __init__(self) -> None:
+        self.peak = _rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.005):
+            self.peak = max(self.peak, _rss())
+
+    def reset(self) -> None:
+        self.peak = _rss()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+ROWS: list[tuple[str, float, float, int]] = []
+
+
+@contextmanager
+def stage(name: str, sampler: Sampler) -> Iterator[None]:
+    sampler.reset()
+    w0, c0 = time.perf_counter(), time.process_time()
+    yield
+    w, c = time.perf_counter() - w0, time.process_time() - c0
+    peak = max(sampler.peak, _rss())
+    ROWS.append((name, w, c, peak))
+    print(f"{name:<28} wall {w:7.2f} s  CPU {c:7.2f} s  peak RSS {peak / 2**20:7.0f} MiB", flush=True)
+
+
+class Timed:
+    """A connection proxy that times every execute (for --statements)."""
+
+    def __init__(self, con: Any) -> None:
+        self._con = con
+        self.log: list[tuple[float, float, str]] = []
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        w0, c0 = time.perf_counter(), time.process_time()
+        out = self._con.execute(sql, *args)
+        self.log.append((time.perf_counter() - w0, time.process_time() - c0, " ".join(sql.split())))
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._con, name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--warehouse", type=Path)
+    parser.add_argument("--statements", action="store_true")
+    args = parser.parse_args()
+
+    import importlib
+
+    from riskcov import materialise
+    from riskcov.db import transaction
+
+    parse_mod = importlib.import_module("riskcov.formats.phq8_json.parse")
+    from riskcov.formats.phq8_json.fast import fast_rows
+    from riskcov.ingest import _insert_experiments
+    from riskcov.warehouse import open_warehouse
+
+    sampler = Sampler()
+    with tempfile.TemporaryDirectory(prefix="riskcov-stages-") as tmp:
+        wh = args.warehouse or Path(tmp) / "w.duckdb"
+        wh.unlink(missing_ok=True)
+        with stage("open warehouse", sampler), open_warehouse(wh):
+            pass
+        with open_warehouse(wh) as con:
+            with stage("read file", sampler):
+                data = args.file.read_bytes()
+            with stage("json.loads (GC paused)", sampler), parse_mod._gc_paused():
+                doc, _ = parse_mod._load(args.file, data)
+            del doc
+            # validate + columns: parse() again, with the column-wise path timed apart
+            spent = [0.0, 0.0]
+
+            def timed_fast(rows: Any) -> Any:
+                w0, c0 = time.perf_counter(), time.process_time()
+                out = fast_rows(rows)
+                spent[0] += time.perf_counter() - w0
+                spent[1] += time.process_time() - c0
+                return out
+
+            parse_mod.fast_rows = timed_fast
+            with stage("parse() = loads+validate+cols", sampler):
+                run = parse_mod.parse(con, args.file, data)
+            print(f"  of which fast_rows (checks + columns): wall {spent[0]:.2f} s, CPU {spent[1]:.2f} s")
+            del data
+            timed = Timed(con)
+            with transaction(con):
+                con.execute(
+                    "INSERT INTO runs VALUES (?, 'x', 'x', now()::TIMESTAMP, NULL, NULL, '{}', ?, 'x')",
+                    [run.run_id, run.input_format],
+                )
+                with stage("store (experiments+fill)", sampler):
+                    ids = _insert_experiments(con, run)
+                with stage("materialise", sampler):
+                    materialise.refresh(timed if args.statements else con, ids)  # type: ignore[arg-type]
+    sampler.stop()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    print(f"process peak RSS (ru_maxrss): {peak:.0f} MiB")
+    if args.statements:
+        for w, c, sql in timed.log:
+            print(f"  {w:7.2f} s  CPU {c:7.2f} s  {sql[:150]}")
+
+
+if __name__ == "__main__":
+    main()
