@@ -89,11 +89,11 @@ def load_samples(
     con.unregister("_samples")
 
 
-# A chunk's size is bounded twice. Its working points are sorted and stored (eval_points): 3 M
-# per chunk take the same CPU time as 12 M (41 participants x `all` x 10,000) in 1.2 GB instead
-# of 3.1 GB. Its participant x cell join only streams into aggregates, but every chunk re-runs
-# the per-participant sums of rc_totals and the oracle, so that bound is wider: 16 M rows.
-POINTS_PER_CHUNK = 3_000_000
+# A chunk's size is bounded twice. Its working points are sorted and stored (eval_points): with
+# two workers, 2.5 M per chunk keep 41 participants x `all` x 10,000 under 1 GB (0.93 GB; 3 M:
+# 1.03 GB) in the same time (12 M on one connection: 3.1 GB). Its participant x cell join only
+# streams into aggregates, so that bound is wider: 16 M rows.
+POINTS_PER_CHUNK = 2_500_000
 JOIN_ROWS_PER_CHUNK = 16_000_000
 # below this many join rows in all replicates a second connection costs more than it saves
 PARALLEL_MIN_ROWS = 200_000
