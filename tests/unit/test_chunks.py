@@ -102,3 +102,27 @@ def test_two_workers_give_the_one_connection_artifact_bit_for_bit(mk, tmp_path, 
     two = _artifact(mk, tmp_path, "two", calls, chunk_replicates=4, workers=2)
     assert calls == [1]
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+
+
+def test_an_error_drawing_a_chunk_in_a_worker_is_raised(con):
+    seen: list = []
+
+    def draws():
+        yield from range(3)
+        raise MemoryError("drawing")
+
+    with pytest.raises(MemoryError, match="drawing"):
+        chunks.run(con, draws(), _record(seen), workers=2)
+    assert sorted(c for c, *_ in seen) == [0, 1, 2]
+    assert con.execute("SELECT current_setting('threads')").fetchall() == [(2,)]
+
+
+def test_a_read_only_instance_runs_the_chunks_one_by_one(tmp_path):
+    path = tmp_path / "ro.duckdb"
+    duckdb.connect(str(path)).close()
+    ro = duckdb.connect(str(path), read_only=True)
+    for table in chunks.SHARED:
+        ro.execute(f"CREATE TEMP TABLE {table} AS SELECT 7 AS x")
+    seen: list = []
+    chunks.run(ro, iter(range(4)), _record(seen), workers=2)
+    assert [(c, cur) for c, cur, *_ in seen] == [(c, id(ro)) for c in range(4)]

@@ -12,7 +12,8 @@ attached to the instance; each sees them under the usual names as TEMP views and
 TEMP tables per chunk. A connection inside an open transaction cannot share what it has not
 committed (and DuckDB lets a transaction write to one database only), so there (an input
 ingested on the fly, stored in the same transaction) the chunks run one after the other on the
-caller's connection.
+caller's connection, as they do on a read-only instance (which cannot attach a database). An
+error or Ctrl-C in any worker, drawing or computing, stops the others' queries and is raised.
 """
 
 from __future__ import annotations
@@ -51,12 +52,22 @@ def run(
             work(con, chunk)
         return
     name = f"riskcov_chunks_{next(_names)}"
-    con.execute(f"ATTACH ':memory:' AS {name}")
+    try:
+        con.execute(f"ATTACH ':memory:' AS {name}")
+    except duckdb.Error:  # a read-only instance cannot attach one: the chunks run one by one
+        for chunk in chunks:
+            work(con, chunk)
+        return
+    cursors: list[duckdb.DuckDBPyConnection] = []
     try:
         for table in SHARED:
             con.execute(f"CREATE TABLE {name}.{table} AS FROM {table}")
-        _parallel(con, [_worker(con, name) for _ in range(workers - 1)], chunks, work)
+        for _ in range(workers - 1):
+            cursors.append(_worker(con, name))
+        _parallel(con, cursors, chunks, work)
     finally:
+        for cur in cursors:
+            cur.close()
         con.execute(f"DETACH {name}")
 
 
@@ -87,20 +98,19 @@ def _parallel(
     everyone = [con, *cursors]
 
     def loop(cur: duckdb.DuckDBPyConnection) -> None:
-        while not stop.is_set():
-            with lock:  # the draws come from one RandomState, in order
-                chunk = next(chunks, None)
-            if chunk is None:
-                return
-            try:
+        try:
+            while not stop.is_set():
+                with lock:  # the draws come from one RandomState, in order
+                    chunk = next(chunks, None)
+                if chunk is None:
+                    return
                 work(cur, chunk)
-            except BaseException as exc:  # Ctrl-C or an error: stop the others' queries too
-                errors.append(exc)
-                stop.set()
-                for other in everyone:
-                    if other is not cur:
-                        other.interrupt()
-                return
+        except BaseException as exc:  # an error, or Ctrl-C (in this thread): stop the others too
+            errors.append(exc)
+            stop.set()
+            for other in everyone:
+                if other is not cur:
+                    other.interrupt()
 
     setting = one(con.execute("SELECT current_setting('threads')"))
     threads = int(setting[0]) if setting else 1
@@ -110,10 +120,8 @@ def _parallel(
         for t in helpers:
             t.start()
         loop(con)
-    finally:
         _join(helpers, everyone, stop)
-        for cur in cursors:
-            cur.close()
+    finally:
         con.execute(f"SET threads = {threads}")
     if errors:  # the first is the cause; the others' are the interrupts it sent
         raise errors[0]
