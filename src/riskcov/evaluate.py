@@ -271,8 +271,9 @@ def _compute_all(
         with lock:
             if after_chunk:
                 after_chunk(cur, series)
-            done += len(np.unique(rep[rep > 0]))
             if progress and len(rep):
+                if rep[-1] > 0:  # a chunk's rows come in replicate order, one unbroken range
+                    done += int(rep[-1] - rep[np.searchsorted(rep, 1)]) + 1
                 progress(done, b)
 
     draws = sample_chunks(participants, b, opts.seed, chunk, point_alone=workers > 1)

@@ -47,14 +47,8 @@ def run(
     if first is None:
         return
     work(con, first)
-    if workers <= 1 or _in_transaction(con):
-        for chunk in chunks:
-            work(con, chunk)
-        return
-    name = f"riskcov_chunks_{next(_names)}"
-    try:
-        con.execute(f"ATTACH ':memory:' AS {name}")
-    except duckdb.Error:  # a read-only instance cannot attach one: the chunks run one by one
+    name = None if workers <= 1 or _in_transaction(con) else _attach(con)
+    if name is None:
         for chunk in chunks:
             work(con, chunk)
         return
@@ -69,6 +63,17 @@ def run(
         for cur in cursors:
             cur.close()
         con.execute(f"DETACH {name}")
+
+
+def _attach(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The name of a new in-memory database for the shared tables; None on a read-only
+    instance, which cannot attach one."""
+    name = f"riskcov_chunks_{next(_names)}"
+    try:
+        con.execute(f"ATTACH ':memory:' AS {name}")
+    except duckdb.Error:
+        return None
+    return name
 
 
 def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
