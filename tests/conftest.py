@@ -48,7 +48,7 @@ def _no_auto_publish(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def _warehouse_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def warehouse_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An empty warehouse made once per test process by the real code (migrations, SQL objects)."""
     from riskcov.warehouse import open_warehouse
 
@@ -60,7 +60,7 @@ def _warehouse_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(autouse=True)
 def _warehouses_from_template(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, _warehouse_template: Path
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, warehouse_template: Path
 ) -> None:
     """A warehouse a test creates starts as a copy of the template: creating one (5 migrations,
     ~40 SQL objects bound by DuckDB) costs about a second, the copy a few milliseconds, and
@@ -76,7 +76,7 @@ def _warehouses_from_template(
     def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
         if not read_only and not path.exists() and not path.with_name(path.name + ".wal").exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(_warehouse_template, path)
+            shutil.copyfile(warehouse_template, path)
         return real(path, read_only=read_only)
 
     monkeypatch.setattr(warehouse, "connect", connect)
@@ -92,6 +92,30 @@ def mk() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def paired_artifact(mk: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
+    """`paired_artifact(name, participants=, run_seed=, **options)`: the artifact of `evaluate.run`
+    on a synthetic run's zero_shot vs few_shot (`confidence="all"`, `options` on top), in a
+    warehouse of its own, without `created_at` and input paths (what differs between runs)."""
+    from riskcov import evaluate
+    from riskcov.warehouse import open_warehouse
+
+    def make(name: str, *, participants: int, run_seed: int, **options: Any) -> dict[str, Any]:
+        example = tmp_path / f"ex-{participants}-{run_seed}.json"
+        if not example.exists():
+            mk.write_run(mk.make_run(participants, seed=run_seed), example)
+        opts = evaluate.Options(
+            inputs=[str(example)] * 2, modes=["zero_shot", "few_shot"], **{"confidence": "all", **options}
+        )
+        with open_warehouse(tmp_path / f"{name}.duckdb") as con:
+            art = evaluate.run(con, opts).artifact
+        art.pop("created_at")
+        art["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in art["inputs"]]
+        return art
+
+    return make
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov import evaluate
 from riskcov.bootstrap import interval, sample_chunks
-from riskcov.warehouse import open_warehouse
 
 
 def _weights(participants: list[int], b: int, seed: int, chunk: int) -> np.ndarray:
@@ -60,28 +58,13 @@ def test_interval_percentiles_drop_rate_and_collapse():
     assert interval(0.5, np.array([np.nan, np.nan])) == ([0.5, 0.5], 1.0)
 
 
-def _artifact(mk, tmp_path, name: str, **overrides) -> dict:
-    example = tmp_path / "ex.json"
-    if not example.exists():
-        mk.write_run(mk.make_run(23, seed=3), example)
-    opts = evaluate.Options(
-        inputs=[str(example)] * 2,
-        modes=["zero_shot", "few_shot"],
-        confidence="all",
-        bootstrap_resamples=150,
-        seed=9,
-        **overrides,
-    )
-    with open_warehouse(tmp_path / f"{name}.duckdb") as con:
-        art = evaluate.run(con, opts).artifact
-    art.pop("created_at")
-    art["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in art["inputs"]]
-    return art
+def _artifact(paired_artifact, name: str, **overrides) -> dict:
+    return paired_artifact(name, participants=23, run_seed=3, bootstrap_resamples=150, seed=9, **overrides)
 
 
-def test_same_seed_gives_the_same_artifact_and_records_it(mk, tmp_path):
-    first = _artifact(mk, tmp_path, "a", chunk_replicates=150)
-    second = _artifact(mk, tmp_path, "b", chunk_replicates=7)  # other chunking, same numbers
+def test_same_seed_gives_the_same_artifact_and_records_it(paired_artifact):
+    first = _artifact(paired_artifact, "a", chunk_replicates=150)
+    second = _artifact(paired_artifact, "b", chunk_replicates=7)  # other chunking, same numbers
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
     boot = first["confidence_variants"]["llm"]["input_0"]["bootstrap"]
     assert (boot["seed"], boot["n_resamples"]) == (9, 150)
@@ -99,8 +82,8 @@ def _numbers(obj, path=()):
         yield path, obj
 
 
-def test_one_duckdb_thread_gives_the_same_numbers(mk, tmp_path, monkeypatch):
-    default = dict(_numbers(_artifact(mk, tmp_path, "many")))
+def test_one_duckdb_thread_gives_the_same_numbers(paired_artifact, monkeypatch):
+    default = dict(_numbers(_artifact(paired_artifact, "many")))
     import riskcov.warehouse as wh
 
     real_connect = wh.connect
@@ -111,6 +94,6 @@ def test_one_duckdb_thread_gives_the_same_numbers(mk, tmp_path, monkeypatch):
         return con
 
     monkeypatch.setattr(wh, "connect", one_thread)
-    single = dict(_numbers(_artifact(mk, tmp_path, "one")))
+    single = dict(_numbers(_artifact(paired_artifact, "one")))
     # every sum is exact or runs on one thread in point order: the same bits, not only close
     assert single == default

@@ -11,9 +11,7 @@ import time
 import duckdb
 import pytest
 
-from riskcov import evaluate
 from riskcov.metrics import chunks
-from riskcov.warehouse import open_warehouse
 
 
 @pytest.fixture
@@ -69,26 +67,7 @@ def test_an_error_in_a_worker_stops_the_run_and_is_raised(con):
     ).fetchall() == [(0,)]
 
 
-def _artifact(mk, tmp_path, name: str, spy: list, **overrides) -> dict:
-    example = tmp_path / "ex.json"
-    if not example.exists():
-        mk.write_run(mk.make_run(17, seed=5), example)
-    opts = evaluate.Options(
-        inputs=[str(example)] * 2,
-        modes=["zero_shot", "few_shot"],
-        confidence="all",
-        bootstrap_resamples=60,
-        seed=4,
-        **overrides,
-    )
-    with open_warehouse(tmp_path / f"{name}.duckdb") as c:
-        art = evaluate.run(c, opts).artifact
-    art.pop("created_at")
-    art["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in art["inputs"]]
-    return art
-
-
-def test_two_workers_give_the_one_connection_artifact_bit_for_bit(mk, tmp_path, monkeypatch):
+def test_two_workers_give_the_one_connection_artifact_bit_for_bit(paired_artifact, monkeypatch):
     calls: list = []
     parallel = chunks._parallel
 
@@ -97,9 +76,10 @@ def test_two_workers_give_the_one_connection_artifact_bit_for_bit(mk, tmp_path, 
         return parallel(con, cursors, it, work)
 
     monkeypatch.setattr(chunks, "_parallel", spy)
-    one = _artifact(mk, tmp_path, "one", calls, chunk_replicates=60, workers=1)
+    same = {"participants": 17, "run_seed": 5, "bootstrap_resamples": 60, "seed": 4}
+    one = paired_artifact("one", **same, chunk_replicates=60, workers=1)
     assert calls == []
-    two = _artifact(mk, tmp_path, "two", calls, chunk_replicates=4, workers=2)
+    two = paired_artifact("two", **same, chunk_replicates=4, workers=2)
     assert calls == [1]
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
 

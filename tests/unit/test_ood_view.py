@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -30,10 +31,9 @@ domain = st.lists(st.tuples(values, st.booleans()), min_size=1, max_size=25)
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def warehouse(tmp_path_factory: pytest.TempPathFactory, warehouse_template: Path) -> Path:
     path = tmp_path_factory.mktemp("view") / "w.duckdb"
-    with open_warehouse(path):
-        pass
+    shutil.copyfile(warehouse_template, path)
     return path
 
 

@@ -6,26 +6,13 @@ and continuous losses with shared plateaus and weighted replicates."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import duckdb
 import pytest
+from sql_support import rc_macro_connection
 
 from riskcov.metrics import engine
 
-REPO = Path(__file__).resolve().parents[2]
-MACROS = (
-    "rc_cells",
-    "rc_plateaus",
-    "rc_series",
-    "rc_people",
-    "rc_totals_of",
-    "rc_totals",
-    "rc_point_columns",
-    "rc_running_exact",
-    "rc_running",
-    "rc_points",
-)
 # (series, population, participant_id, item_index, confidence, loss, loss_scale): series 0 has
 # integer losses, series 1 (population 1) continuous ones; 0.5 is shared by participants
 ROWS = [
@@ -44,9 +31,7 @@ SAMPLES = [(0, 1, 1), (0, 2, 1), (0, 3, 1), (1, 1, 2), (1, 3, 1), (2, 2, 3), (3,
 
 @pytest.fixture(scope="module")
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
-    c = duckdb.connect()
-    for name in MACROS:
-        c.execute((REPO / "sql" / f"{name}.sql").read_text())
+    c = rc_macro_connection()
     c.execute(
         "CREATE TABLE eval_scored (series INTEGER, population INTEGER, participant_id BIGINT, "
         "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"

@@ -10,35 +10,20 @@ import math
 import random
 from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from sql_support import rc_macro_connection
 
-REPO = Path(__file__).resolve().parents[2]
-MACROS = (
-    "rc_cells",
-    "rc_plateaus",
-    "rc_series",
-    "rc_people",
-    "rc_totals_of",
-    "rc_totals",
-    "rc_point_columns",
-    "rc_running_exact",
-    "rc_running",
-    "rc_points",
-)
 CONTINUOUS = st.sampled_from([0.1, 0.37, 1 / 3, 1e-9, 0.0, 2.5]) | st.floats(0.0, 1e3, allow_subnormal=False)
 
 
 @pytest.fixture(scope="module")
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
-    c = duckdb.connect()
-    for name in MACROS:
-        c.execute((REPO / "sql" / f"{name}.sql").read_text())
+    c = rc_macro_connection()
     yield c
     c.close()
 

@@ -1,5 +1,6 @@
 """Fixtures of tests/metrics: the typer app in-process (stdout and stderr apart) and fresh
-warehouses copied from one prepared (migrated, SQL installed) template per session."""
+warehouses copied from the session's prepared (migrated, SQL installed) template
+(`warehouse_template`, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ from typing import Any
 
 import pytest
 
-from riskcov.warehouse import open_warehouse
-
 Invoke = Callable[[Sequence[str | os.PathLike[str]]], Any]
 
 
@@ -20,15 +19,6 @@ Invoke = Callable[[Sequence[str | os.PathLike[str]]], Any]
 def riskcov(run_cli: Any) -> Invoke:
     """`riskcov([...args])`: the shared `run_cli` runner with the args as one sequence."""
     return lambda args: run_cli(list(args))
-
-
-@pytest.fixture(scope="session")
-def warehouse_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An empty warehouse, migrated and with the SQL objects installed (done once: ~0.2 s)."""
-    path = tmp_path_factory.mktemp("template") / "template.duckdb"
-    with open_warehouse(path):
-        pass
-    return path
 
 
 @pytest.fixture
