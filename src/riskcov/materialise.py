@@ -2,8 +2,8 @@
 (migration 0006), kept per experiment so that v_metrics / v_rc_points are scans.
 
 Rows are computed by the macros of `sql/` only (warehouse_confidences → warehouse_series →
-warehouse_scored → rc_totals → rc_points per round of a few CSFs; then warehouse_metrics, i.e.
-rc_summary, once over every round's points), exactly as `evaluate --bootstrap-resamples 0`, on
+warehouse_scored → rc_totals_of → rc_points per round of a few CSFs, with rc_people once per
+population; then warehouse_metrics, i.e. rc_summary, once over every round's points), exactly as `evaluate --bootstrap-resamples 0`, on
 the experiments being added, through TEMP tables (a view chain would recompute the points for
 every macro that reads them). The macros get integer series and population keys, numbered in
 the order of (experiment_id, csf, loss), so their rows come in the order struct keys gave.
@@ -18,12 +18,15 @@ from collections.abc import Iterable
 import duckdb
 
 from riskcov.db import one
+from riskcov.metrics.points import all_exact
 
 TABLES = ("metrics", "rc_points")
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
 _TEMP = (
     "mat_confidences",
+    "mat_people",
+    "mat_round_series",
     "mat_points",
     "mat_all_points",
     "mat_harmonic",
@@ -84,10 +87,11 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
         for r in con.execute(
             # every CSF of v_csf_confidences scores every item: one participant per experiment
             # names them all (scanning every item under every CSF took 2 CPU-s per 800k items)
+            # and v_sample_confidences has one row per score row (scanning it joined 15 M rows)
             "SELECT DISTINCT csf FROM (SELECT csf FROM v_csf_confidences SEMI JOIN "
             "(SELECT experiment_id, min(participant_id) AS participant_id FROM items "
             "SEMI JOIN mat_experiments USING (experiment_id) GROUP BY experiment_id) "
-            "USING (experiment_id, participant_id) UNION ALL SELECT csf FROM v_sample_confidences "
+            "USING (experiment_id, participant_id) UNION ALL SELECT csf FROM sample_scores "
             "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments)) ORDER BY csf"
         ).fetchall()
     ]
@@ -126,23 +130,45 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
     # series keys go on from the last round's, so each round's rows follow the previous ones
     last = None if first else one(con.execute("SELECT max(series) FROM mat_series"))
     start = int(last[0]) + 1 if last and last[0] is not None else 1
-    units = "'mat_units'"
     steps = (
         ("mat_round", f"FROM warehouse_series('mat_confidences', 'mat_experiments', {start})"),
         ("mat_scored", "FROM warehouse_scored('mat_confidences', 'mat_round')"),
-        ("mat_totals", f"FROM rc_totals('mat_scored', {units})"),
-        ("mat_points", f"FROM rc_points('mat_scored', {units}, 'mat_totals')"),
+        ("mat_round_series", "FROM rc_series('mat_scored')"),
     )
     for name, query in steps:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
         if name == "mat_scored":
             con.execute("DROP TABLE temp.mat_confidences")
+    _people(con, first=first)
     con.execute(
-        "INSERT INTO rc_points BY NAME SELECT k.experiment_id, k.csf, k.loss, p.* EXCLUDE (series) "
-        "FROM mat_points AS p JOIN mat_round AS k USING (series) "
-        "ORDER BY experiment_id, csf, loss, replicate, plateau"
+        "CREATE OR REPLACE TEMP TABLE mat_totals AS "
+        "FROM rc_totals_of('mat_round_series', 'mat_people', 'mat_units')"
     )
-    # rc_points keeps each block contiguous and in plateau order; appending keeps it so
+    exact = all_exact(con, "mat_totals")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE mat_points AS FROM rc_points('mat_scored', 'mat_units', 'mat_totals')"
+    )
+    # the round's series are numbered from `start` in (experiment_id, csf, loss) order, and
+    # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
+    # the keys by position, not by a join (after which every point had to be sorted again);
+    # only a mix of exact and inexact blocks (the inexact ones come last) needs the sort
+    keys = con.execute(
+        "SELECT list(experiment_id ORDER BY series), list(csf ORDER BY series), "
+        "list(loss ORDER BY series), count(*), min(series), max(series) FROM mat_round"
+    ).fetchone()
+    if keys and keys[3]:
+        if keys[5] - keys[4] + 1 != keys[3]:
+            raise RuntimeError("the series of a round are not numbered consecutively")
+        at = f"(series - {int(keys[4]) - 1})"
+        con.execute(
+            "INSERT INTO rc_points BY NAME SELECT "
+            f"(?::INTEGER[])[{at}] AS experiment_id, (?::VARCHAR[])[{at}] AS csf, "
+            f"(?::VARCHAR[])[{at}] AS loss, * EXCLUDE (series) FROM mat_points"
+            + ("" if exact else " ORDER BY series, replicate, plateau"),
+            [keys[0], keys[1], keys[2]],
+        )
+    # rc_points keeps each block contiguous and in plateau order; appending (in the order
+    # of the scan: preserve_insertion_order) keeps it so
     kept = (
         ("mat_series", "SELECT * FROM mat_round"),
         ("mat_all_points", "SELECT * FROM mat_points"),
@@ -161,6 +187,21 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
         if first
         else f"INSERT INTO mat_oracle {oracle}"
     )
+
+
+def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:
+    """Per population and participant, the sums rc_totals_of weights (rc_people): they do not
+    depend on the CSF, so each population's are computed in the first round that has it and
+    kept for the next rounds (they were recomputed from every round's scored rows)."""
+    if first:
+        con.execute("CREATE OR REPLACE TEMP TABLE mat_people AS FROM rc_people('mat_scored')")
+        return
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW mat_new_scored AS FROM mat_scored "
+        "WHERE population NOT IN (SELECT population FROM mat_people)"
+    )
+    con.execute("INSERT INTO mat_people FROM rc_people('mat_new_scored')")
+    con.execute("DROP VIEW temp.mat_new_scored")
 
 
 def _metrics(con: duckdb.DuckDBPyConnection) -> None:

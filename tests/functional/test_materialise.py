@@ -95,3 +95,39 @@ def test_every_user_table_and_column_has_a_description(warehouse_path, run_cli):
     finally:
         con.close()
     assert (bare_tables, bare_columns, described) == ([], [], [(10,)])
+
+
+CONTINUOUS = "sample_id,confidence,confidence_other,loss\na,0.9,0.2,0.25\nb,0.8,0.2,1.5\nc,0.4,0.7,0\nd,0.4,0.1,0.125\n"
+
+
+def test_a_refresh_in_rounds_of_one_csf_stores_the_same_rows_as_one_round(
+    warehouse_path, run_cli, tmp_path, monkeypatch, shared_dir
+):
+    """Each round of CSFs reuses the per-participant sums (rc_people) of the populations an
+    earlier round had; the rows must not depend on how the CSFs were split into rounds, with
+    PHQ-8 items, 0/1 and continuous per-sample losses (exact and limb paths) side by side."""
+    from riskcov import materialise
+    from riskcov.warehouse import open_warehouse
+
+    (tmp_path / "preds.csv").write_text(PREDS)
+    (tmp_path / "cont.csv").write_text(CONTINUOUS)
+    for path in (tmp_path / "preds.csv", tmp_path / "cont.csv", shared_dir / "fixtures" / "runs" / "public_continuous.json"):
+        assert run_cli(["ingest", path, "--warehouse", warehouse_path, "--no-publish"]).exit_code == 0
+    tables = {
+        "metrics": "SELECT * FROM metrics ORDER BY experiment_id, csf, loss",
+        "rc_points": "SELECT * FROM rc_points ORDER BY experiment_id, csf, loss, replicate, plateau",
+    }
+
+    def refreshed() -> dict[str, list[tuple[object, ...]]]:
+        with open_warehouse(warehouse_path) as con:
+            con.execute("BEGIN")
+            materialise.refresh(con)
+            out = {name: con.execute(query).fetchall() for name, query in tables.items()}
+            con.execute("ROLLBACK")
+        return out
+
+    whole = refreshed()
+    monkeypatch.setattr(materialise, "ROWS_PER_CHUNK", 1)
+    assert refreshed() == whole
+    assert len(whole["metrics"]) == 13 * 2 + 1 + 2  # PHQ-8: 13 CSFs x 2 losses; 1 + 2 per-sample
+    assert {r[8] for r in whole["metrics"] if r[2] == 2} == {"confidence", "other"}  # csf of cont.csv

@@ -153,7 +153,8 @@ def test_uncertified_is_coverage_at_risk(data, alpha):
 @pytest.fixture(scope="module")
 def con():
     connection = duckdb.connect()
-    connection.execute((SQL_DIR / "rc_coverage_at_risk.sql").read_text())
+    for name in ("rc_coverage_at_risks", "rc_coverage_at_risk"):
+        connection.execute((SQL_DIR / f"{name}.sql").read_text())
     yield connection
     connection.close()
 

@@ -15,6 +15,7 @@ import numpy as np
 from riskcov.db import one, single_threaded
 from riskcov.metrics import curve_grid, interpolated
 from riskcov.metrics.hull import achievable
+from riskcov.metrics.points import all_exact, points_query
 from riskcov.scoring.scored import Series
 
 ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
@@ -100,14 +101,6 @@ PARALLEL_MIN_ROWS = 200_000
 MAX_WORKERS = 8
 
 
-# rc_points' composition of rc_plateaus and rc_running, over the cells built once (drop_series);
-# rc_running_exact alone (the same rows) when every block of the chunk is exact
-POINTS_SQL = (
-    "WITH increments AS (FROM rc_plateaus('eval_scored', 'eval_cells', 'eval_samples')) "
-    "FROM {running}('increments', 'eval_totals')"
-)
-
-
 def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, int]:
     """(replicates per chunk, connections to run chunks on): chunks within POINTS_PER_CHUNK and
     JOIN_ROWS_PER_CHUNK in all, shared by one connection per DuckDB thread (metrics/chunks.py)
@@ -134,12 +127,9 @@ def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, 
     return max(1, min(max(n_resamples, 1), chunk)), workers
 
 
-def _union_fetch(
-    con: duckdb.DuckDBPyConnection, query: str, params: list[list[Any]]
-) -> dict[str, np.ndarray[Any, Any]]:
-    """One round trip for a macro called once per grid value; NULLs come back as NaN."""
-    sql = " UNION ALL ".join([query] * len(params))
-    out = con.execute(sql, [p for ps in params for p in ps]).fetchnumpy()
+def _fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[Any]) -> dict[str, np.ndarray[Any, Any]]:
+    """A grid macro's rows as float arrays; NULLs come back as NaN."""
+    out = con.execute(query, params).fetchnumpy()
     return {
         k: np.ma.filled(v.astype(np.float64), np.nan) if np.ma.isMaskedArray(v) else v for k, v in out.items()
     }
@@ -168,9 +158,9 @@ def compute(
         "CREATE OR REPLACE TEMP TABLE eval_totals AS "
         "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
     )
-    exact = one(con.execute("SELECT coalesce(bool_and(exact), true) FROM eval_totals"))
-    running = "rc_running_exact" if exact and exact[0] else "rc_running"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
+    exact = all_exact(con, "eval_totals")
+    points = points_query("eval_scored", "eval_cells", "eval_samples", "eval_totals", exact=exact)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {points}")
     m = single_threaded(
         con,
         "SELECT * FROM rc_summary_of('eval_losses', 'eval_samples', 'eval_points', 'eval_totals',"
@@ -191,14 +181,12 @@ def compute(
         for name in (*SUMMARY, "aurc_achievable_interpolated"):
             if name not in ("aurc_optimal_population", "eaurc_population"):  # no loss: undefined
                 res.scalars[name][:, 0] = 0.0
-    mae = _union_fetch(
-        con, "SELECT * FROM rc_mae_at_coverage('eval_points', ?, ?)", [[c, estimator] for c in grid]
-    )
+    mae = _fetch(con, "SELECT * FROM rc_mae_at_coverages('eval_points', ?, ?)", [grid, estimator])
     for c in grid:
         sel = (mae["requested"] == c) & ~np.isnan(mae["value"])
         put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
         put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["achieved"][sel])
-    car = _union_fetch(con, "SELECT * FROM rc_coverage_at_risk('eval_points', ?)", [[a] for a in alphas])
+    car = _fetch(con, "SELECT * FROM rc_coverage_at_risks('eval_points', ?)", [alphas])
     confidence_of = _item_confidences(con) if estimator != "plateau-trapezoid" else None
     if confidence_of is not None:
         car["threshold"] = np.array(
