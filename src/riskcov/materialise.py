@@ -3,12 +3,12 @@
 
 Rows are computed by the macros of `sql/` only (warehouse_confidences → warehouse_series →
 warehouse_scored → rc_totals_of → rc_points per round of a few CSFs, with rc_people once per
-population; then warehouse_metrics, i.e. rc_summary, once over every round's points), exactly as `evaluate --bootstrap-resamples 0`, on
-the experiments being added, through TEMP tables (a view chain would recompute the points for
-every macro that reads them). The macros get integer series and population keys, numbered in
-the order of (experiment_id, csf, loss), so their rows come in the order struct keys gave.
-Everything runs inside the caller's transaction: an ingest's rows and their metrics land
-together or not at all.
+population; then warehouse_metrics, i.e. rc_summary, once over every round's points), exactly
+as `evaluate --bootstrap-resamples 0`, on the experiments being added, through TEMP tables (a
+view chain would recompute the points for every macro that reads them). The macros get integer
+series and population keys, numbered in the order of (experiment_id, csf, loss), so their rows
+come in the order struct keys gave. Everything runs inside the caller's transaction: an
+ingest's rows and their metrics land together or not at all.
 """
 
 from __future__ import annotations

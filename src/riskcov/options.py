@@ -46,7 +46,7 @@ class Options:
         return {
             "--mode": self.modes,
             "--method": self.methods,
-            "--seed": self.seeds,
+            "--experiment-seed": self.seeds,
             "--split": self.splits,
             "--domain": self.domains,
         }

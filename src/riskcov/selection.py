@@ -16,7 +16,7 @@ from riskcov.ingest import ingest_file
 CRITERIA = (
     ("--mode", "mode"),
     ("--method", "method"),
-    ("--seed", "seed"),
+    ("--experiment-seed", "seed"),  # `--seed` is the bootstrap seed
     ("--split", "split"),
     ("--domain", "domain"),
 )
@@ -104,7 +104,7 @@ _COLUMNS = ("experiment_id", "loss_kind", "mode", "method", "seed", "split", "do
 def _options(rows: list[dict[str, object]]) -> str:
     if all(r["loss_kind"] != "given" for r in rows):
         return ", ".join(str(r["mode"]) for r in rows)
-    return "; ".join(" ".join(f"--{c} {r[c]}" for c in ("method", "seed", "split", "domain")) for r in rows)
+    return "; ".join(" ".join(f"{flag} {r[c]}" for flag, c in CRITERIA[1:]) for r in rows)
 
 
 def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str, wanted: dict[str, str]) -> Input:
@@ -142,7 +142,8 @@ def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str, wanted: 
             )
         rows = kept
     if len(rows) > 1:
-        how = "--mode" if rows[0]["loss_kind"] != "given" else "--method, --seed, --split, --domain"
+        per_sample = ", ".join(flag for flag, _ in CRITERIA[1:])
+        how = "--mode" if rows[0]["loss_kind"] != "given" else per_sample
         raise UsageError(
             f"--input {spec}: run {run_id} has {len(rows)} experiments "
             f"({_options(rows)}); choose one with {how}"

@@ -111,7 +111,8 @@ def test_a_refresh_in_rounds_of_one_csf_stores_the_same_rows_as_one_round(
 
     (tmp_path / "preds.csv").write_text(PREDS)
     (tmp_path / "cont.csv").write_text(CONTINUOUS)
-    for path in (tmp_path / "preds.csv", tmp_path / "cont.csv", shared_dir / "fixtures" / "runs" / "public_continuous.json"):
+    phq8 = shared_dir / "fixtures" / "runs" / "public_continuous.json"
+    for path in (tmp_path / "preds.csv", tmp_path / "cont.csv", phq8):
         assert run_cli(["ingest", path, "--warehouse", warehouse_path, "--no-publish"]).exit_code == 0
     tables = {
         "metrics": "SELECT * FROM metrics ORDER BY experiment_id, csf, loss",

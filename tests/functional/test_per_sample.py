@@ -168,3 +168,29 @@ def test_the_same_data_as_phq8_json_and_as_samples_gives_the_same_metrics(tmp_pa
     assert b["mae_at_coverage"] == a["mae_at_coverage"]
     assert b["bootstrap"]["ci95"] == a["bootstrap"]["ci95"]
     assert per_sample["population"]["items_total"] == phq8["population"]["items_total"]
+
+
+def test_an_ambiguous_per_sample_input_lists_the_experiments_by_the_flags_that_choose_them(tmp_path, run_cli):
+    """evaluate's experiment seed is --experiment-seed (--seed is the bootstrap's): the listing
+    and the error that points at a missing seed use the flag a user can paste back."""
+    wh = tmp_path / "w.duckdb"
+    runs = tmp_path / "runs.csv"
+    runs.write_text("sample_id,confidence,correct,method,seed\na,0.9,1,m,1\na,0.8,0,m,2\nb,0.4,1,m,2\n")
+    assert run_cli(["ingest", runs, "--warehouse", wh]).exit_code == 0
+    listed = "; ".join(f"--method m --experiment-seed {s} --split test --domain id" for s in (1, 2))
+    ambiguous = run_cli(["evaluate", "--input", "runs", "--warehouse", wh])
+    assert (ambiguous.exit_code, ambiguous.stderr) == (
+        2,
+        f"error: --input runs: run runs has 2 experiments ({listed}); "
+        "choose one with --method, --experiment-seed, --split, --domain\n",
+    )
+    missing = run_cli(["evaluate", "--input", "runs", "--experiment-seed", "3", "--warehouse", wh])
+    assert (missing.exit_code, missing.stderr) == (
+        1,
+        f"error: --input runs: run runs has no experiment with seed 3 (available: {listed})\n",
+    )
+    chosen = run_cli(
+        ["evaluate", "--input", "runs", "--experiment-seed", "2", "--seed", "7", "--json", "--warehouse", wh]
+    )
+    assert chosen.exit_code == 0
+    assert [i["seed"] for i in json.loads(chosen.stdout)["inputs"]] == [2]

@@ -1,0 +1,64 @@
+"""rc_cells (SPEC §4) straight on the macro: one row per series, participant and distinct
+confidence with its counts and loss sum, its plateau (the dense rank of the confidence, most
+confident first, abstentions last) and whether another participant's cell has the same
+confidence, against a plain-Python oracle; NULL confidences (abstained units) included."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sql_support import rc_macro_connection
+
+CONFIDENCE = st.none() | st.sampled_from([0.9, 0.5, 0.25, -1.0])
+ROW = st.tuples(st.integers(0, 2), st.integers(0, 4), CONFIDENCE, st.integers(0, 3))
+
+
+@pytest.fixture(scope="module")
+def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    c = rc_macro_connection()
+    yield c
+    c.close()
+
+
+def oracle(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """(series, participant, confidence) -> (n_items, n_pred, loss_sum, plateau, shared)."""
+    cells: dict[tuple[Any, ...], list[int]] = {}
+    for series, pid, conf, loss in rows:
+        cell = cells.setdefault((series, pid, conf), [0, 0, 0])
+        cell[0] += 1
+        if conf is not None:  # abstained: no prediction, no loss
+            cell[1] += 1
+            cell[2] += loss
+    levels = {
+        s: sorted({c for (t, _, c) in cells if t == s}, key=lambda c: (c is None, -(c or 0.0)))
+        for s in {k[0] for k in cells}
+    }
+    owners = Counter((s, c) for (s, _, c) in cells)
+    return [
+        (s, p, c, n, k, float(total), levels[s].index(c) + 1, owners[(s, c)] > 1)
+        for (s, p, c), (n, k, total) in cells.items()
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ROW, min_size=1, max_size=25))
+def test_cells_plateaus_and_shared_match_the_oracle(con: duckdb.DuckDBPyConnection, rows) -> None:
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE sc (series INTEGER, population INTEGER, participant_id BIGINT, "
+        "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
+    )
+    con.executemany(
+        "INSERT INTO sc VALUES (?, 0, ?, ?, ?, ?, 1.0)",
+        [(s, p, i, c, None if c is None else float(loss)) for i, (s, p, c, loss) in enumerate(rows)],
+    )
+    got = con.execute(
+        "SELECT series, participant_id, confidence, n_items, n_pred, loss_sum, plateau, shared "
+        "FROM rc_cells('sc')"
+    ).fetchall()
+    assert sorted(got, key=repr) == sorted(oracle(rows), key=repr)
