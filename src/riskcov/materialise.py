@@ -103,7 +103,7 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
     )
     per_csf = 2 * int(units[0]) if units else 0  # two losses at most
     # the point-estimate sample once per refresh, not once per macro of every round
-    con.execute("CREATE OR REPLACE TEMP TABLE mat_units AS FROM internal.v_unit_samples")
+    con.execute("CREATE OR REPLACE TEMP TABLE mat_units AS FROM warehouse_units('mat_experiments')")
     size = max(1, ROWS_PER_CHUNK // max(per_csf, 1))
     for start in range(0, len(csfs), size):
         _some_csfs(con, csfs[start : start + size], first=start == 0)
