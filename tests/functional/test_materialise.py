@@ -97,7 +97,10 @@ def test_every_user_table_and_column_has_a_description(warehouse_path, run_cli):
     assert (bare_tables, bare_columns, described) == ([], [], [(10,)])
 
 
-CONTINUOUS = "sample_id,confidence,confidence_other,loss\na,0.9,0.2,0.25\nb,0.8,0.2,1.5\nc,0.4,0.7,0\nd,0.4,0.1,0.125\n"
+CONTINUOUS = (
+    "sample_id,confidence,confidence_other,loss\n"
+    "a,0.9,0.2,0.25\nb,0.8,0.2,1.5\nc,0.4,0.7,0\nd,0.4,0.1,0.125\n"
+)
 
 
 def test_a_refresh_in_rounds_of_one_csf_stores_the_same_rows_as_one_round(
