@@ -1,9 +1,9 @@
 -- Coverage@Risk(alpha) for every alpha of a list: the largest working-point coverage whose
 -- selective risk <= alpha, with that point's risk and threshold; NULL when no point qualifies
--- (coverage 0). One row per (series, replicate) and distinct alpha, from one pass over the
--- points: each point joins the alphas it satisfies (a one-alpha FILTER aggregate per alpha
--- scanned the points once per alpha, ~40 % more CPU for six alphas). rc_coverage_at_risk is
--- one alpha of it (rc_coverage_at_risk.sql).
+-- (coverage 0). One row per (series, replicate) and distinct alpha: each point joins the alphas
+-- it satisfies, in one aggregate (a one-alpha FILTER aggregate per alpha scanned the points
+-- once per alpha, ~40 % more CPU for six alphas), and one more scan lists the blocks.
+-- rc_coverage_at_risk is one alpha of it (rc_coverage_at_risk.sql).
 CREATE OR REPLACE MACRO rc_coverage_at_risks(points, alphas) AS TABLE
 WITH grid AS (
     SELECT DISTINCT alpha FROM (SELECT CAST(unnest(alphas) AS DOUBLE) AS alpha)

@@ -4,9 +4,10 @@
 -- use. Sorted ids are then SPEC §5's sorted cluster order, and the same text cluster has the
 -- same id in every experiment, so a paired comparison matches clusters by name (a per-experiment
 -- rank would pair the first cluster of one experiment with the first of the other).
--- Only the text clusters are ranked, and integer-clustered rows pass through without a join,
--- so a filter on experiment_id reaches the scan of `samples` (a window over every sample of the
--- warehouse made each ingest re-sort the whole history's samples).
+-- Only the text clusters are ranked, and integer-clustered rows pass through without a join, so
+-- for them a filter on experiment_id reaches the scan of `samples` (a window over every sample
+-- of the warehouse made each ingest re-sort the whole history's samples); the text clusters'
+-- ranks still read every text-clustered sample of the warehouse, as their ids are warehouse-wide.
 CREATE OR REPLACE VIEW v_sample_units AS
 WITH text_ids AS (
     SELECT cluster, dense_rank() OVER (ORDER BY cluster) - 4611686018427387904 AS text_id

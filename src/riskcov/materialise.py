@@ -18,7 +18,6 @@ from collections.abc import Iterable
 import duckdb
 
 from riskcov.db import one
-from riskcov.metrics.points import all_exact
 
 TABLES = ("metrics", "rc_points")
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
@@ -144,14 +143,14 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
         "CREATE OR REPLACE TEMP TABLE mat_totals AS "
         "FROM rc_totals_of('mat_round_series', 'mat_people', 'mat_units')"
     )
-    exact = all_exact(con, "mat_totals")
+    kinds = one(con.execute("SELECT count(DISTINCT exact) FROM mat_totals"))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE mat_points AS FROM rc_points('mat_scored', 'mat_units', 'mat_totals')"
     )
     # the round's series are numbered from `start` in (experiment_id, csf, loss) order, and
     # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
     # the keys by position, not by a join (after which every point had to be sorted again);
-    # only a mix of exact and inexact blocks (the inexact ones come last) needs the sort
+    # only a round with both kinds of blocks (the inexact ones come last) needs the sort
     keys = con.execute(
         "SELECT list(experiment_id ORDER BY series), list(csf ORDER BY series), "
         "list(loss ORDER BY series), count(*), min(series), max(series) FROM mat_round"
@@ -164,7 +163,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
             "INSERT INTO rc_points BY NAME SELECT "
             f"(?::INTEGER[])[{at}] AS experiment_id, (?::VARCHAR[])[{at}] AS csf, "
             f"(?::VARCHAR[])[{at}] AS loss, * EXCLUDE (series) FROM mat_points"
-            + ("" if exact else " ORDER BY series, replicate, plateau"),
+            + (" ORDER BY series, replicate, plateau" if kinds and kinds[0] > 1 else ""),
             [keys[0], keys[1], keys[2]],
         )
     # rc_points keeps each block contiguous and in plateau order; appending (in the order

@@ -94,7 +94,7 @@ def resolve(con: duckdb.DuckDBPyConnection, specs: list[str], criteria: dict[str
     out = []
     for k, (spec, run_id) in enumerate(zip(specs, run_ids, strict=True)):
         wanted = {flag: (vals[0] if len(vals) == 1 else vals[k]) for flag, vals in criteria.items() if vals}
-        out.append(_experiment(con, spec, run_id, wanted))
+        out.append(_experiment(con, spec, run_id, wanted, frozenset(criteria)))
     return out
 
 
@@ -107,7 +107,10 @@ def _options(rows: list[dict[str, object]]) -> str:
     return "; ".join(" ".join(f"{flag} {r[c]}" for flag, c in CRITERIA[1:]) for r in rows)
 
 
-def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str, wanted: dict[str, str]) -> Input:
+def _experiment(
+    con: duckdb.DuckDBPyConnection, spec: str, run_id: str, wanted: dict[str, str], offered: frozenset[str]
+) -> Input:
+    """The experiment of run_id that `wanted` picks; `offered`: the flags the command has."""
     found = con.execute(
         f"SELECT {', '.join('e.' + c for c in _COLUMNS)}, r.git_commit, r.sha256 "
         "FROM experiments e JOIN runs r USING (run_id) WHERE run_id = ? "
@@ -142,7 +145,11 @@ def _experiment(con: duckdb.DuckDBPyConnection, spec: str, run_id: str, wanted: 
             )
         rows = kept
     if len(rows) > 1:
-        per_sample = ", ".join(flag for flag, _ in CRITERIA[1:])
+        per_sample = ", ".join(flag for flag, _ in CRITERIA[1:] if flag in offered)
+        if rows[0]["loss_kind"] == "given" and not per_sample:  # a command of PHQ-8 runs only
+            raise UsageError(
+                f"--input {spec}: run {run_id} is a per-sample run; this command reads PHQ-8 runs"
+            )
         how = "--mode" if rows[0]["loss_kind"] != "given" else per_sample
         raise UsageError(
             f"--input {spec}: run {run_id} has {len(rows)} experiments "

@@ -2,9 +2,9 @@
 
 `evaluate` builds rc_cells once per evaluation and runs this per chunk of replicates. When every
 block of `totals` is exact, rc_running_exact alone gives the same rows without rc_running's
-second scan of the increments for its limb path. No numpy here: ingest imports `all_exact`
-(riskcov.materialise, which calls rc_points itself: a TEMP TABLE of the cells of a round of
-2 CSFs x 800,000 items cost it more time and ~0.8 GB more memory than the CTE).
+second scan of the increments for its limb path. (riskcov.materialise calls rc_points itself:
+there a TEMP TABLE of the cells of a round of 2 CSFs x 800,000 items cost more time and ~0.8 GB
+more memory than rc_points' CTE.)
 
 >>> print(points_query("s", "c", "w", "t", exact=True))
 WITH increments AS (FROM rc_plateaus('s', 'c', 'w')) FROM rc_running_exact('increments', 't')

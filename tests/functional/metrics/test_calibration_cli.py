@@ -518,3 +518,21 @@ def test_all_adds_the_calibrated_variants_only_with_a_calibration(setup, tmp_pat
         f"--confidence verbalized_calibrated needs a temperature_scaling calibrator; {path} is isotonic"
     )
     assert "calibrated" in art["confidence_variants"]
+
+
+@pytest.mark.parametrize("seeds", ["1", "1,2"], ids=["one-experiment", "several-experiments"])
+def test_calibrate_refuses_a_per_sample_run_without_pointing_at_flags_it_lacks(tmp_path, run_cli, seeds):
+    """calibrate has no per-sample selection flags (its --method is the calibrator's), so a
+    per-sample run is refused as such, whether or not it has several experiments."""
+    wh = tmp_path / "w.duckdb"
+    rows = "".join(f"{sid},0.{k + 5},1,{seed}\n" for seed in seeds.split(",") for k, sid in enumerate("ab"))
+    (tmp_path / "ps.csv").write_text("sample_id,confidence,correct,seed\n" + rows)
+    assert run_cli(["ingest", tmp_path / "ps.csv", "--warehouse", wh]).exit_code == 0
+    res = run_cli(
+        ["calibrate", "--input", "ps", "--method", "isotonic", "--features", "llm", "--warehouse", wh]
+    )
+    expected = {
+        "1": "error: --input ps: calibrate fits on PHQ-8 runs (item signals)\n",
+        "1,2": "error: --input ps: run ps is a per-sample run; this command reads PHQ-8 runs\n",
+    }[seeds]
+    assert (res.exit_code, res.stderr) == (2, expected)
