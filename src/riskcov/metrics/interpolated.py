@@ -21,31 +21,33 @@ def dominant(block: IntArray, a: IntArray, errors: IntArray) -> BoolArray:
     Rows are in (block, a) order; a and L are integer counts, so every test is exact.
 
     A point on or above the chord between its live neighbours is no hull vertex, so each pass
-    drops every such point at once; passes repeat until the live points turn convex.
+    drops every such point at once; passes repeat until the live points turn convex. Each pass
+    works on the live points only (dropped ones are removed, so neighbours are adjacent): the
+    first passes drop nearly every point of a long curve, and scanning the whole array again
+    in each of the ~17 passes of a 1 M-sample replicate took 14x longer.
 
     >>> dominant(np.array([0, 0, 0, 0]), np.array([1, 3, 4, 5]), np.array([0, 1, 2, 2])).tolist()
     [True, False, False, True]
     """
-    n = len(a)
-    idx = np.arange(n)
-    alive = np.ones(n, dtype=bool)
-    while n:
-        live_before = np.maximum.accumulate(np.where(alive, idx, -1))
-        prev = np.concatenate(([-1], live_before[:-1]))
-        live_after = np.minimum.accumulate(np.where(alive, idx, n)[::-1])[::-1]
-        nxt = np.concatenate((live_after[1:], [n]))
-        has_prev = (prev >= 0) & (block[np.maximum(prev, 0)] == block)
-        has_next = (nxt < n) & (block[np.minimum(nxt, n - 1)] == block)
-        ap = np.where(has_prev, a[np.maximum(prev, 0)], 0)
-        lp = np.where(has_prev, errors[np.maximum(prev, 0)], 0)
-        an = a[np.minimum(nxt, n - 1)]
-        ln = errors[np.minimum(nxt, n - 1)]
+    live = np.arange(len(a))
+    b, x, y = block, a, errors
+    while len(live):
+        same = b[1:] == b[:-1]
+        has_prev = np.concatenate(([False], same))
+        has_next = np.concatenate((same, [False]))
+        # a block's first point has (0, 0) before it; its last point is always kept
+        xp = np.where(has_prev, np.concatenate(([0], x[:-1])), 0)
+        yp = np.where(has_prev, np.concatenate(([0], y[:-1])), 0)
+        xn = np.concatenate((x[1:], [0]))
+        yn = np.concatenate((y[1:], [0]))
         # > 0 iff point j lies strictly below the chord from its previous to its next live point
-        below = (ln - lp) * (a - ap) - (errors - lp) * (an - ap)
-        drop = alive & has_next & (below <= 0)
-        if not drop.any():
+        below = (yn - yp) * (x - xp) - (y - yp) * (xn - xp)
+        keep = ~(has_next & (below <= 0))
+        if keep.all():
             break
-        alive &= ~drop
+        live, b, x, y = live[keep], b[keep], x[keep], y[keep]
+    alive = np.zeros(len(a), dtype=bool)
+    alive[live] = True
     return alive
 
 
