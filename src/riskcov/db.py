@@ -53,16 +53,31 @@ def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator
     con.execute("COMMIT")
 
 
+@contextmanager
+def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """DuckDB's `threads` set to 1 for the block (an instance-wide setting), then restored; a
+    no-op when it already is 1 (replicate chunks on several connections run so throughout).
+
+    >>> con = duckdb.connect()
+    >>> with one_thread(con):
+    ...     one(con.execute("SELECT current_setting('threads')"))
+    (1,)
+    """
+    setting = one(con.execute("SELECT current_setting('threads')"))
+    threads = int(setting[0]) if setting else 1
+    if threads == 1:
+        yield
+        return
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {threads}")
+
+
 def single_threaded(
     con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
 ) -> dict[str, np.ndarray[Any, Any]]:
     """Run an aggregate on one thread, so DOUBLE sums add in table order (bit-reproducible)."""
-    setting = one(con.execute("SELECT current_setting('threads')"))
-    threads = int(setting[0]) if setting else 1
-    if threads == 1:  # replicate chunks on several connections run with threads = 1 throughout
+    with one_thread(con):
         return con.execute(query, params).fetchnumpy()
-    con.execute("SET threads = 1")
-    try:
-        return con.execute(query, params).fetchnumpy()
-    finally:
-        con.execute(f"SET threads = {threads}")

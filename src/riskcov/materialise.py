@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.db import one
+from riskcov.db import one, one_thread
 
 TABLES = ("metrics", "rc_points")
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
@@ -210,13 +210,9 @@ def _metrics(con: duckdb.DuckDBPyConnection) -> None:
         "CREATE OR REPLACE TEMP TABLE mat_harmonic AS "
         "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_all_totals))"
     )
-    threads = one(con.execute("SELECT current_setting('threads')"))
-    con.execute("SET threads = 1")
-    try:
+    with one_thread(con):
         con.execute(
             "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics('mat_oracle', 'mat_units', "
             "'mat_all_points', 'mat_all_totals', 'mat_harmonic', 'mat_series') "
             "ORDER BY experiment_id, csf, loss"
         )
-    finally:
-        con.execute(f"SET threads = {int(threads[0]) if threads else 1}")

@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import duckdb
 
-from riskcov.db import one
+from riskcov.db import one, one_thread
 
 SHARED = ("eval_scored", "eval_cells", "eval_harmonic", "eval_series", "eval_people", "eval_losses")
 _names = itertools.count(1)
@@ -117,17 +117,12 @@ def _parallel(
                 if other is not cur:
                     other.interrupt()
 
-    setting = one(con.execute("SELECT current_setting('threads')"))
-    threads = int(setting[0]) if setting else 1
-    con.execute("SET threads = 1")  # an instance-wide setting: every worker's queries
     helpers = [threading.Thread(target=loop, args=(cur,), daemon=True) for cur in cursors]
-    try:
+    with one_thread(con):  # an instance-wide setting: every worker's queries
         for t in helpers:
             t.start()
         loop(con)
         _join(helpers, everyone, stop)
-    finally:
-        con.execute(f"SET threads = {threads}")
     if errors:  # the first is the cause; the others' are the interrupts it sent
         raise errors[0]
 
