@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from sql_support import rc_macro_connection
 
-from riskcov.metrics.points import points_query
+from riskcov.metrics import engine
 
 # (series, population, participant_id, item_index, confidence, loss, loss_scale): series 0 has
 # integer losses, series 1 (population 1) continuous ones; 0.5 is shared by participants
@@ -46,9 +46,8 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def test_cells_built_once_give_rc_points_bit_for_bit(con: duckdb.DuckDBPyConnection) -> None:
-    names = ("eval_scored", "eval_cells", "eval_samples", "eval_totals")
-    con.execute("CREATE TABLE once AS " + points_query(*names, exact=False))
-    con.execute("CREATE TABLE fast AS " + points_query(*names, exact=True))
+    con.execute("CREATE TABLE once AS " + engine.POINTS_SQL.format(running="rc_running"))
+    con.execute("CREATE TABLE fast AS " + engine.POINTS_SQL.format(running="rc_running_exact"))
     con.execute("CREATE TABLE direct AS FROM rc_points('eval_scored', 'eval_samples', 'eval_totals')")
     once = con.execute("SELECT * FROM once ORDER BY rowid").fetchall()
     direct = con.execute("SELECT * FROM direct ORDER BY rowid").fetchall()

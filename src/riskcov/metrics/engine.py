@@ -15,7 +15,6 @@ import numpy as np
 from riskcov.db import one, single_threaded
 from riskcov.metrics import curve_grid, interpolated
 from riskcov.metrics.hull import achievable
-from riskcov.metrics.points import all_exact, points_query
 from riskcov.scoring.scored import Series
 
 ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
@@ -101,6 +100,15 @@ PARALLEL_MIN_ROWS = 200_000
 MAX_WORKERS = 8
 
 
+# rc_points' composition of rc_plateaus and rc_running, over the cells built once (drop_series);
+# rc_running_exact alone (the same rows, without rc_running's second scan of the increments for
+# its limb path) when every block of the chunk is exact
+POINTS_SQL = (
+    "WITH increments AS (FROM rc_plateaus('eval_scored', 'eval_cells', 'eval_samples')) "
+    "FROM {running}('increments', 'eval_totals')"
+)
+
+
 def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, int]:
     """(replicates per chunk, connections to run chunks on): chunks within POINTS_PER_CHUNK and
     JOIN_ROWS_PER_CHUNK in all, shared by one connection per DuckDB thread (metrics/chunks.py)
@@ -158,9 +166,9 @@ def compute(
         "CREATE OR REPLACE TEMP TABLE eval_totals AS "
         "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
     )
-    exact = all_exact(con, "eval_totals")
-    points = points_query("eval_scored", "eval_cells", "eval_samples", "eval_totals", exact=exact)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {points}")
+    exact = one(con.execute("SELECT coalesce(bool_and(exact), true) FROM eval_totals"))
+    running = "rc_running_exact" if exact and exact[0] else "rc_running"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,
         "SELECT * FROM rc_summary_of('eval_losses', 'eval_samples', 'eval_points', 'eval_totals',"
