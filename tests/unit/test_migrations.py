@@ -173,3 +173,36 @@ def test_migrate_command_reports_a_changed_migration(tmp_path, run_cli):
         f"error: migration 0001_core.sql changed after it was applied (applied sha256 "
         f"{old[:12]}, file sha256 {shipped[:12]}); restore it and add a new migration instead\n"
     )
+
+
+def _rc_points_state(con: duckdb.DuckDBPyConnection) -> tuple[object, ...]:
+    rows = con.execute("SELECT * FROM rc_points ORDER BY rowid").fetchall()
+    keys = con.execute(
+        "SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'rc_points' "
+        "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')"
+    ).fetchall()
+    described = con.execute(
+        "SELECT count(*) FILTER (WHERE comment IS NOT NULL), count(*) FROM duckdb_columns() "
+        "WHERE table_name = 'rc_points'"
+    ).fetchall()
+    return rows, keys, described
+
+
+def test_0008_rebuilds_rc_points_without_its_key_rows_in_storage_order(con):
+    known = load_migrations()
+    migrate(con, known=[m for m in known if m.version < 8])
+    # two experiments' points, the later experiment stored first (as rounds of CSFs store them)
+    row = (
+        "({e}, '{csf}', 'abs_norm', 0, {p}, 0.5, {p}, 0.25, 8, 4, 0.125, 0.0625, 0.03125, "
+        "NULL, NULL, NULL, 0.5)"
+    )
+    values = [row.format(e=e, csf=csf, p=p) for e, csf in ((2, "b"), (1, "a"), (2, "a")) for p in (1, 2)]
+    con.execute(f"INSERT INTO rc_points VALUES {', '.join(values)}")
+    rows, keys, _ = _rc_points_state(con)
+    assert keys == [("PRIMARY KEY",)]
+    assert [m.version for m in migrate(con, known=known)] == [8]
+    assert _rc_points_state(con) == (rows, [], [(17, 17)])
+    assert [r[:2] for r in rows[::2]] == [(2, "b"), (1, "a"), (2, "a")]
+    # the key's uniqueness is no longer enforced by the table: materialise writes each point once
+    con.execute("INSERT INTO rc_points SELECT * FROM rc_points LIMIT 1")
+    assert con.execute("SELECT count(*) FROM rc_points").fetchall() == [(7,)]
