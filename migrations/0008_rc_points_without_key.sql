@@ -1,8 +1,9 @@
 -- rc_points without its primary key. Keeping the ART index of 0006's key up to date cost a
 -- third of a large ingest's metric tables (the 5 M-row per-sample file, ~4 M working points:
 -- inserting 2.2 s with the index, 1.1 s without; COMMIT 1.1 s against 0.05 s), and no query
--- needs it: v_rc_points and BI tools scan the table (zone maps on experiment_id: each
--- experiment's points are stored together). The key still holds by construction:
+-- needs it: v_rc_points and BI tools scan the table (each refresh's points are stored
+-- together, round by round of CSFs, so zone maps still narrow a scan). The key still holds by
+-- construction:
 -- materialise writes one point per (experiment, CSF, loss, replicate 0, plateau) and deletes an
 -- experiment's points before it writes them again. DuckDB cannot drop a constraint, so the
 -- table is rebuilt with its rows in storage order (insertion order is preserved).

@@ -30,9 +30,15 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+# tables whose key is unique by construction but not declared (migration 0008): sorted by it, the
+# order ORDER BY ALL gives, without comparing the other twelve columns (~25 % of the export)
+UNIQUE_COLUMNS = {"rc_points": ["experiment_id", "csf", "loss", "replicate", "plateau"]}
+
+
 def exportable(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Each exportable table's name and its query, ordered by the table's primary key."""
-    keys = {
+    """Each exportable table's name and its query, ordered by the table's primary key (or the
+    columns of UNIQUE_COLUMNS)."""
+    keys = dict(UNIQUE_COLUMNS) | {
         str(t): [str(c) for c in cols]
         for t, cols in con.execute(
             "SELECT table_name, constraint_column_names FROM duckdb_constraints() "

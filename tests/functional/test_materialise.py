@@ -67,7 +67,7 @@ def test_an_older_warehouse_is_filled_when_it_migrates(warehouse_path, run_cli, 
         "DROP TABLE metrics",
         "DROP TABLE rc_points",
         "DROP SCHEMA internal CASCADE",
-        "DELETE FROM schema_migrations WHERE version = 6",
+        "DELETE FROM schema_migrations WHERE version IN (6, 8)",  # 0008 rebuilds 0006's rc_points
         *(f'ALTER TABLE evaluation_metrics DROP COLUMN "{c}"' for c in ("run_id", "experiment_id", "mode")),
         *(f'ALTER TABLE evaluation_metrics DROP COLUMN "{c}"' for c in ("loss", "metric_base", "at_value")),
     ):
@@ -127,11 +127,17 @@ def test_a_refresh_in_rounds_of_one_csf_stores_the_same_rows_as_one_round(
             con.execute("BEGIN")
             materialise.refresh(con)
             out = {name: con.execute(query).fetchall() for name, query in tables.items()}
+            # rc_points has no key since migration 0008: each point is written once
+            out["repeated points"] = con.execute(
+                "SELECT count(*) - count(DISTINCT (experiment_id, csf, loss, replicate, plateau)) "
+                "FROM rc_points"
+            ).fetchall()
             con.execute("ROLLBACK")
         return out
 
     whole = refreshed()
     monkeypatch.setattr(materialise, "ROWS_PER_CHUNK", 1)
     assert refreshed() == whole
+    assert whole["repeated points"] == [(0,)]
     assert len(whole["metrics"]) == 13 * 2 + 1 + 2  # PHQ-8: 13 CSFs x 2 losses; 1 + 2 per-sample
     assert {r[8] for r in whole["metrics"] if r[2] == 2} == {"confidence", "other"}  # csf of cont.csv

@@ -181,11 +181,12 @@ def _rc_points_state(con: duckdb.DuckDBPyConnection) -> tuple[object, ...]:
         "SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'rc_points' "
         "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')"
     ).fetchall()
-    described = con.execute(
-        "SELECT count(*) FILTER (WHERE comment IS NOT NULL), count(*) FROM duckdb_columns() "
-        "WHERE table_name = 'rc_points'"
+    columns = con.execute(
+        "SELECT column_name, data_type, is_nullable, comment FROM duckdb_columns() "
+        "WHERE table_name = 'rc_points' ORDER BY column_index"
     ).fetchall()
-    return rows, keys, described
+    table = con.execute("SELECT comment FROM duckdb_tables() WHERE table_name = 'rc_points'").fetchall()
+    return rows, keys, columns, table
 
 
 def test_0008_rebuilds_rc_points_without_its_key_rows_in_storage_order(con):
@@ -198,10 +199,12 @@ def test_0008_rebuilds_rc_points_without_its_key_rows_in_storage_order(con):
     )
     values = [row.format(e=e, csf=csf, p=p) for e, csf in ((2, "b"), (1, "a"), (2, "a")) for p in (1, 2)]
     con.execute(f"INSERT INTO rc_points VALUES {', '.join(values)}")
-    rows, keys, _ = _rc_points_state(con)
+    rows, keys, columns, table = _rc_points_state(con)
     assert keys == [("PRIMARY KEY",)]
+    assert len(columns) == 17 and all(c[3] for c in columns) and table[0][0]
     assert [m.version for m in migrate(con, known=known)] == [8]
-    assert _rc_points_state(con) == (rows, [], [(17, 17)])
+    # the same rows in the same order, the same columns (types, NOT NULLs, descriptions), no key
+    assert _rc_points_state(con) == (rows, [], columns, table)
     assert [r[:2] for r in rows[::2]] == [(2, "b"), (1, "a"), (2, "a")]
     # the key's uniqueness is no longer enforced by the table: materialise writes each point once
     con.execute("INSERT INTO rc_points SELECT * FROM rc_points LIMIT 1")
