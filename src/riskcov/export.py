@@ -38,7 +38,7 @@ UNIQUE_COLUMNS = {"rc_points": ["experiment_id", "csf", "loss", "replicate", "pl
 def exportable(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """Each exportable table's name and its query, ordered by the table's primary key (or the
     columns of UNIQUE_COLUMNS)."""
-    keys = dict(UNIQUE_COLUMNS) | {
+    keys = UNIQUE_COLUMNS | {
         str(t): [str(c) for c in cols]
         for t, cols in con.execute(
             "SELECT table_name, constraint_column_names FROM duckdb_constraints() "

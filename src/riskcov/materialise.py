@@ -145,12 +145,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
     kinds = one(con.execute("SELECT count(DISTINCT exact) FROM mat_totals"))
     # every round's points go straight into mat_all_points, which the metrics read (a copy of
     # each round's table cost 0.26 s for the 4 M points of a 5 M-row per-sample file)
-    points = "FROM rc_points('mat_scored', 'mat_units', 'mat_totals')"
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE mat_all_points AS {points}"
-        if first
-        else f"INSERT INTO mat_all_points {points}"
-    )
+    _keep(con, "mat_all_points", "FROM rc_points('mat_scored', 'mat_units', 'mat_totals')", first=first)
     # the round's series are numbered from `start` in (experiment_id, csf, loss) order, and
     # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
     # the keys by position, not by a join (after which every point had to be sorted again);
@@ -171,25 +166,20 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
             + (" ORDER BY series, replicate, plateau" if kinds and kinds[0] > 1 else ""),
             [keys[0], keys[1], keys[2]],
         )
-    # rc_points keeps each block contiguous and in plateau order; appending (in the order
-    # of the scan: preserve_insertion_order) keeps it so
-    kept = (
-        ("mat_series", "SELECT * FROM mat_round"),
-        ("mat_all_totals", "SELECT * FROM mat_totals"),
-    )
-    for name, query in kept:
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {name} AS {query}" if first else f"INSERT INTO {name} {query}"
-        )
+    _keep(con, "mat_series", "SELECT * FROM mat_round", first=first)
+    _keep(con, "mat_all_totals", "SELECT * FROM mat_totals", first=first)
     # the oracle ignores confidence: the units of a population's first series are all it needs
     oracle = (
         "SELECT * FROM mat_scored WHERE series IN (SELECT min(series) FROM mat_series GROUP BY population)"
     )
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE mat_oracle AS {oracle}"
-        if first
-        else f"INSERT INTO mat_oracle {oracle}"
-    )
+    _keep(con, "mat_oracle", oracle, first=first)
+
+
+def _keep(con: duckdb.DuckDBPyConnection, name: str, query: str, *, first: bool) -> None:
+    """TEMP TABLE `name` of the query's rows in the first round, the rows appended in the
+    others; rc_points keeps each block contiguous and in plateau order, and appending (in the
+    order of the scan: preserve_insertion_order) keeps it so."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}" if first else f"INSERT INTO {name} {query}")
 
 
 def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:

@@ -136,7 +136,7 @@ def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, 
         # waited (~5 % of 41 x `all` x 10,000); now 10 of 1,000
         rounds = -(-n_resamples // (chunk * workers))
         chunk = -(-n_resamples // (rounds * workers))
-    return max(1, min(max(n_resamples, 1), chunk)), workers
+    return min(max(n_resamples, 1), chunk), workers  # chunk >= 1: its bound is at least 1
 
 
 def _fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[Any]) -> dict[str, np.ndarray[Any, Any]]:
