@@ -11,26 +11,25 @@
 -- one cell per participant and plateau), so l never depends on row order or threads. The
 -- same one-scan switch as rc_cells, applied to the shared cells before they are joined (two
 -- MATERIALIZED CTEs): as a filter on the join's output it left the optimizer a cross product
--- after the join, so the branch not taken still hashed every shared cell (0.24 s of each
--- replicate chunk of a 1 M-sample per-sample run).
+-- after the join, so the branch not taken still hashed every shared cell. Each branch reads
+-- `cells` itself: a CTE of the predicted cells that all three read was copied whole in every
+-- replicate chunk, and the optimizer then inlined the two CTEs over it, switch and all (0.3 s
+-- of each chunk of 2 replicates of a 1 M-sample per-sample run, one third of the statement).
 CREATE OR REPLACE MACRO rc_plateaus(scored, cells, samples) AS TABLE
 WITH integral AS (
     SELECT coalesce(bool_and(loss = floor(loss)), true) AS yes FROM query_table(scored)
 ),
-predicted AS (
-    FROM query_table(cells) WHERE n_pred > 0
-),
 shared_exact AS MATERIALIZED (
-    FROM predicted WHERE shared AND (SELECT yes FROM integral)
+    FROM query_table(cells) WHERE n_pred > 0 AND shared AND (SELECT yes FROM integral)
 ),
 shared_inexact AS MATERIALIZED (
-    FROM predicted WHERE shared AND NOT (SELECT yes FROM integral)
+    FROM query_table(cells) WHERE n_pred > 0 AND shared AND NOT (SELECT yes FROM integral)
 )
 SELECT c.series, s.replicate, c.plateau, c.confidence AS threshold,
        s.multiplicity * c.n_pred AS k, s.multiplicity * c.loss_sum AS l
-FROM predicted AS c
+FROM query_table(cells) AS c
 JOIN query_table(samples) AS s USING (participant_id)
-WHERE NOT c.shared
+WHERE c.n_pred > 0 AND NOT c.shared
 UNION ALL
 SELECT c.series, s.replicate, c.plateau, any_value(c.confidence),
        sum(s.multiplicity * c.n_pred), sum(s.multiplicity * c.loss_sum)
