@@ -1,13 +1,13 @@
 """Where the fixed cost of `riskcov evaluate` goes (issue 12: 41 participants x `default`).
 
     python benchmarks/evaluate_phases.py [--participants 41] [--resamples 10000] [--reps 5]
-        [--workdir DIR]
+        [--confidence default|all] [--workdir DIR]
 
 On the warehouse of benchmarks/evaluate_bootstrap.py (the same generated run, ingested once),
 medians over R fresh interpreters (RISKCOV_PUBLISH=0, riskcov byte-compiled first):
 `python -c pass`; `python -X importtime` of the CLI call, self time per top-level package; and
-one CLI call (`riskcov.cli.main` with `evaluate --input RUN --mode few_shot`, summary to a file)
-with timers around its phases: importing riskcov.cli and riskcov.evaluate, opening the
+one CLI call (`riskcov.cli.main` with `evaluate --input RUN --mode few_shot --confidence C`,
+summary to a file) with timers around its phases: importing riskcov.cli and riskcov.evaluate, opening the
 warehouse (connect, migrations check, SQL objects), resolving the input, the scored relation,
 the metrics of replicates 0..B (`_compute_all`), the rest of `run` (artifact dict), storing the
 rows, writing the artifact, closing the warehouse (DuckDB checkpoints the stored rows), the
@@ -120,6 +120,7 @@ def main() -> int:
     parser.add_argument("--participants", type=int, default=41)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--confidence", default="default", help="evaluate's --confidence (default, all, ...)")
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args()
     compile_package()
@@ -129,6 +130,7 @@ def main() -> int:
         work = args.workdir or Path(tmp)
         _, wh, run_id = _prepare(args.participants, ("few_shot",), work)
         cli = ["--warehouse", str(wh), "evaluate", "--input", run_id, "--mode", "few_shot"]
+        cli += ["--confidence", args.confidence]
         cli += ["--bootstrap-resamples", str(args.resamples), "--output", str(work / "phases.json")]
         py = sys.executable
         runner = [py, "-c", "import sys; from riskcov.cli import main; sys.argv[0] = 'riskcov'; main()"]
