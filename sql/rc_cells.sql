@@ -12,6 +12,11 @@
 -- for the whole relation; the other branch then gets no rows. (A per-row or per-cell choice
 -- inside one aggregate keeps DuckDB's ordered-aggregate machinery in the PHQ-8 path: 10-50 %
 -- slower there, measured on 2,000 participants x 1,000 replicates.)
+-- A cell's confidence comes out as confidence + 0.0, which turns -0.0 into 0.0: GROUP BY puts
+-- -0.0 and 0.0 in one group (they are equal) but keeps whichever sign it meets first, so a
+-- plateau holding both (a CSF like -entropy gives -0.0) had a threshold whose sign depended on
+-- row order. (Grouping by confidence + 0.0 instead made a 5 M-row per-sample ingest ~1 s
+-- slower, 6 runs alternated with the tree before.)
 CREATE OR REPLACE MACRO rc_cells(scored) AS TABLE
 WITH integral AS (
     SELECT coalesce(bool_and(loss = floor(loss)), true) AS yes FROM query_table(scored)
@@ -37,7 +42,7 @@ cells AS (
 -- when the cell before or after it has its confidence: one sort serves both columns (a count
 -- over (series, confidence) partitions sorted the cells a second time: ~30 % of this macro on
 -- 5 M per-sample cells). The guards tell a missing neighbour from a NULL confidence.
-SELECT *,
+SELECT * REPLACE (confidence + 0.0 AS confidence),
        dense_rank() OVER w AS plateau,
        (row_number() OVER w > 1 AND lag(confidence) OVER w IS NOT DISTINCT FROM confidence)
            OR (lead(true, 1, false) OVER w AND lead(confidence) OVER w IS NOT DISTINCT FROM confidence)

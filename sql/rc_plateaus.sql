@@ -9,12 +9,13 @@
 -- A shared plateau's sum is exact in any order when every loss of `scored` is integer-valued
 -- (plain sum, as for PHQ-8); otherwise it is an fsum in participant_id order (a total order:
 -- one cell per participant and plateau), so l never depends on row order or threads. The
--- same one-scan switch as rc_cells, applied to the shared cells before they are joined (two
--- MATERIALIZED CTEs): as a filter on the join's output it left the optimizer a cross product
--- after the join, so the branch not taken still hashed every shared cell. Each branch reads
--- `cells` itself: a CTE of the predicted cells that all three read was copied whole in every
--- replicate chunk, and the optimizer then inlined the two CTEs over it, switch and all (0.3 s
--- of each chunk of 2 replicates of a 1 M-sample per-sample run, one third of the statement).
+-- same one-scan switch as rc_cells, applied to the shared cells before they are joined: as a
+-- filter on a join's output it could leave the branch not taken hashing every shared cell.
+-- (DuckDB may still inline the two CTEs despite MATERIALIZED; the switch then stays a cross
+-- product with the one-row `integral` below the join.) Each branch reads `cells` itself: a
+-- CTE of the predicted cells that all three read was copied whole in every replicate chunk,
+-- and each branch filtered the copy instead of a pushed-down scan (0.13-0.26 s of each chunk
+-- of 2 replicates of a 1 M-sample per-sample run, 10-18 % of the statement).
 CREATE OR REPLACE MACRO rc_plateaus(scored, cells, samples) AS TABLE
 WITH integral AS (
     SELECT coalesce(bool_and(loss = floor(loss)), true) AS yes FROM query_table(scored)

@@ -62,3 +62,45 @@ def test_cells_plateaus_and_shared_match_the_oracle(con: duckdb.DuckDBPyConnecti
         "FROM rc_cells('sc')"
     ).fetchall()
     assert sorted(got, key=repr) == sorted(oracle(rows), key=repr)
+
+
+@pytest.mark.parametrize(
+    ("order", "samples_order"),
+    [
+        ("participant_id", "participant_id"),
+        ("participant_id DESC", "participant_id DESC"),
+        ("confidence, participant_id", "participant_id"),
+    ],
+)
+def test_negative_zero_confidences_give_a_positive_zero_whatever_the_row_order(
+    con: duckdb.DuckDBPyConnection, order: str, samples_order: str
+) -> None:
+    # a plateau holding 0.0 and -0.0 (equal, so one plateau) kept whichever sign came first
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE sc AS SELECT * FROM (VALUES "
+        "(0, 0, 1::BIGINT, 0, -0.0::DOUBLE, 1.0::DOUBLE, 1.0::DOUBLE), (0, 0, 2, 0, 0.0, 0.0, 1.0), "
+        "(0, 0, 3, 0, -0.0, 1.0, 1.0), (0, 0, 4, 0, 0.5, 0.0, 1.0), (1, 0, 1, 0, -0.0, 1.0, 1.0)) "
+        "AS t(series, population, participant_id, item_index, confidence, loss, loss_scale) "
+        f"ORDER BY {order}"
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE sm AS SELECT 0 AS replicate, participant_id, 1 AS multiplicity "
+        f"FROM (SELECT DISTINCT participant_id FROM sc) ORDER BY {samples_order}"
+    )
+    cells = con.execute(
+        "SELECT series, participant_id, CAST(confidence AS VARCHAR), plateau, shared FROM rc_cells('sc') "
+        "ORDER BY series, participant_id"
+    ).fetchall()
+    assert cells == [
+        (0, 1, "0.0", 2, True),
+        (0, 2, "0.0", 2, True),
+        (0, 3, "0.0", 2, True),
+        (0, 4, "0.5", 1, False),
+        (1, 1, "0.0", 1, False),
+    ]
+    con.execute("CREATE OR REPLACE TEMP TABLE ce AS FROM rc_cells('sc')")
+    increments = con.execute(
+        "SELECT series, plateau, CAST(threshold AS VARCHAR), k, l FROM rc_plateaus('sc', 'ce', 'sm') "
+        "ORDER BY series, plateau"
+    ).fetchall()
+    assert increments == [(0, 1, "0.5", 1, 0.0), (0, 2, "0.0", 3, 2.0), (1, 1, "0.0", 1, 1.0)]
