@@ -87,8 +87,9 @@ def test_negative_zero_confidences_give_a_positive_zero_whatever_the_row_order(
         "CREATE OR REPLACE TEMP TABLE sm AS SELECT 0 AS replicate, participant_id, 1 AS multiplicity "
         f"FROM (SELECT DISTINCT participant_id FROM sc) ORDER BY {samples_order}"
     )
+    con.execute("CREATE OR REPLACE TEMP TABLE ce AS FROM rc_cells('sc')")
     cells = con.execute(
-        "SELECT series, participant_id, CAST(confidence AS VARCHAR), plateau, shared FROM rc_cells('sc') "
+        "SELECT series, participant_id, CAST(confidence AS VARCHAR), plateau, shared FROM ce "
         "ORDER BY series, participant_id"
     ).fetchall()
     assert cells == [
@@ -98,7 +99,6 @@ def test_negative_zero_confidences_give_a_positive_zero_whatever_the_row_order(
         (0, 4, "0.5", 1, False),
         (1, 1, "0.0", 1, False),
     ]
-    con.execute("CREATE OR REPLACE TEMP TABLE ce AS FROM rc_cells('sc')")
     increments = con.execute(
         "SELECT series, plateau, CAST(threshold AS VARCHAR), k, l FROM rc_plateaus('sc', 'ce', 'sm') "
         "ORDER BY series, plateau"
