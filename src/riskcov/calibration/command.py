@@ -17,6 +17,7 @@ from riskcov.calibration.store import save, text
 from riskcov.calibration.to_sql import evaluate, feature_sql
 from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
+from riskcov.scoring.csf import has_signal
 from riskcov.selection import Input, resolve
 
 # --method as typed -> the artifact's method
@@ -68,13 +69,12 @@ def _rows(
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """pred, gt and the feature matrix of the predicted items, in (participant, item) order."""
     normalise = method == "temperature_scaling"
-    keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
     for f in features:
         feature_sql(f)  # a malformed name fails here, before it reaches SQL
         (has,) = con.execute(
             f"SELECT count(*) FROM items AS i LEFT JOIN item_signals AS s USING (experiment_id,"
             f" participant_id, item_index) WHERE i.experiment_id = ? AND i.pred IS NOT NULL"
-            f" AND list_contains({keys}, '{f}')",
+            f" AND {has_signal(f)}",
             [inp.experiment_id],
         ).fetchall()[0]
         if has == 0:

@@ -17,6 +17,18 @@ def _d(x: float) -> str:
     return f"CAST({x!r} AS DOUBLE)"
 
 
+def has_signal(key: str) -> str:
+    """SQL: the item's `item_signals AS s` row has the key (no row: false).
+
+    coalesce(list_contains(...), false) rather than list_contains(coalesce(list, [])): DuckDB
+    copied every item's key list to coalesce it, ~4 times the cost of the CSF itself.
+
+    >>> has_signal("token_pe")
+    "coalesce(list_contains(s.signal_keys, 'token_pe'), false)"
+    """
+    return f"coalesce(list_contains(s.signal_keys, '{key}'), false)"
+
+
 def _clamp(x: str) -> str:
     return f"least(greatest({x}, {_d(0.0)}), {_d(1.0)})"
 
@@ -46,12 +58,8 @@ class Csf:
         """SQL naming the first unusable signal of an item for this CSF (NULL when fine)."""
         if self.problem is not None:
             return self.problem
-        keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
-        whens = [f"WHEN NOT list_contains({keys}, '{k}') THEN '{k} is missing'" for k in self.required]
-        whens += [
-            f"WHEN list_contains({keys}, '{k}') AND s.{k} IS NULL THEN '{k} is null'"
-            for k in self.null_is_error
-        ]
+        whens = [f"WHEN NOT {has_signal(k)} THEN '{k} is missing'" for k in self.required]
+        whens += [f"WHEN {has_signal(k)} AND s.{k} IS NULL THEN '{k} is null'" for k in self.null_is_error]
         # e.g. token_pe = -1 makes 1 / (1 + x) infinite: no ranking, no finite area
         whens.append(
             f"WHEN NOT isfinite({self.expression}) THEN 'the confidence is "

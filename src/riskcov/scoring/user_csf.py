@@ -38,6 +38,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
 from riskcov.errors import UsageError
+from riskcov.scoring.csf import has_signal
 from riskcov.scoring.user_csf_sql import render, show
 
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 2000, 400, 40
@@ -62,8 +63,7 @@ class CompiledExpression:
         Every column read is required (a missing key is an error); a null signal is an error only
         when it makes the result null: coalesce(x, 0) is the user's explicit null policy.
         """
-        keys = "coalesce(s.signal_keys, CAST([] AS VARCHAR[]))"
-        whens = [f"WHEN NOT list_contains({keys}, '{c}') THEN '{c} is missing'" for c in self.columns]
+        whens = [f"WHEN NOT {has_signal(c)} THEN '{c} is missing'" for c in self.columns]
         nulls = ", ".join(f"CASE WHEN s.{c} IS NULL THEN '{c}' END" for c in self.columns)
         # only a null signal can make the result null: NULL literals are refused and CASE needs ELSE
         whens.append(
