@@ -276,7 +276,8 @@ def _compute_all(
                     done += int(rep[-1] - rep[np.searchsorted(rep, 1)]) + 1
                 progress(done, b)
 
-    draws = sample_chunks(participants, b, opts.seed, chunk, point_alone=workers > 1)
+    sizes = engine.chunk_sizes(b, chunk, workers)
+    draws = sample_chunks(participants, b, opts.seed, sizes, point_alone=workers > 1)
     chunks.run(con, draws, work, workers)
     engine.copy_aliases(series, total)
     return total

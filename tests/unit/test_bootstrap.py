@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from riskcov.bootstrap import interval, sample_chunks
+from riskcov.metrics.engine import chunk_sizes
 
 
-def _weights(participants: list[int], b: int, seed: int, chunk: int) -> np.ndarray:
+def _weights(participants: list[int], b: int, seed: int, chunk: int | list[int]) -> np.ndarray:
     """Dense (B + 1) x P multiplicity matrix assembled from the chunked sample rows."""
     index = {p: i for i, p in enumerate(participants)}
     dense = np.zeros((b + 1, len(participants)), dtype=np.int64)
@@ -22,15 +23,27 @@ def _weights(participants: list[int], b: int, seed: int, chunk: int) -> np.ndarr
 
 
 @settings(max_examples=40, deadline=None)
-@given(p=st.integers(1, 12), b=st.integers(1, 30), seed=st.integers(0, 2**32 - 1), chunk=st.integers(1, 40))
-def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk):
+@given(
+    p=st.integers(1, 12),
+    b=st.integers(1, 30),
+    seed=st.integers(0, 2**32 - 1),
+    chunk=st.integers(1, 40),
+    workers=st.integers(1, 3),
+)
+def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk, workers):
     participants = sorted(np.random.RandomState(p).choice(10_000, p, replace=False).tolist())
     draws = np.random.RandomState(seed).randint(0, p, size=(b, p))
     expected = np.zeros((b + 1, p), dtype=np.int64)
     expected[0] = 1
     for r in range(b):
         expected[r + 1] = np.bincount(draws[r], minlength=p)
-    assert (_weights(participants, b, seed, chunk) == expected).all()
+    sizes = chunk if workers == 1 else chunk_sizes(b, chunk, workers)  # a list: the planner's chunks
+    assert (_weights(participants, b, seed, sizes) == expected).all()
+
+
+def test_chunk_sizes_that_miss_replicates_are_an_error():
+    with pytest.raises(ValueError, match="cover 5 of 6 replicates"):
+        list(sample_chunks([1, 2], 6, 0, [3, 2]))
 
 
 def test_each_row_of_a_replicate_is_a_distinct_participant():

@@ -1,6 +1,7 @@
 """Replicate chunks on several connections at once (metrics/chunks.py): every chunk once, the
-first on the caller's connection, the shared tables visible to every worker, errors and
-transactions handled; and the artifact bit for bit the one-connection artifact."""
+first on the caller's connection while the others take the next ones, the shared tables
+visible to every worker, errors and transactions handled; and the artifact bit for bit the
+one-connection artifact."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_every_chunk_once_first_on_the_callers_connection(con):
     seen: list = []
     chunks.run(con, iter(range(12)), _record(seen), workers=2)
     assert sorted(c for c, *_ in seen) == list(range(12))
-    assert seen[0][:3] == (0, id(con), threading.get_ident())
+    assert [s[:3] for s in seen if s[0] == 0] == [(0, id(con), threading.get_ident())]
     assert len({cur for _, cur, _, _ in seen}) == 2  # both connections worked
     assert {json.dumps(s) for *_, s in seen} == {json.dumps([[[7]]] * len(chunks.SHARED))}
     # the setting and the attached database are as before
@@ -46,6 +47,20 @@ def test_every_chunk_once_first_on_the_callers_connection(con):
     assert con.execute(
         "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'riskcov_chunks%'"
     ).fetchall() == [(0,)]
+
+
+def test_the_other_workers_take_chunks_while_the_first_runs(con):
+    others_started = threading.Event()
+    during_first: list[bool] = []
+
+    def work(cur: duckdb.DuckDBPyConnection, chunk: int) -> None:
+        if chunk == 0:
+            during_first.append(others_started.wait(timeout=10))
+        else:
+            others_started.set()
+
+    chunks.run(con, iter(range(3)), work, workers=2)
+    assert during_first == [True]
 
 
 def test_inside_a_transaction_every_chunk_runs_on_the_callers_connection(con):
@@ -71,9 +86,9 @@ def test_two_workers_give_the_one_connection_artifact_bit_for_bit(paired_artifac
     calls: list = []
     parallel = chunks._parallel
 
-    def spy(con, cursors, it, work):
+    def spy(con, cursors, first, it, work):
         calls.append(len(cursors))
-        return parallel(con, cursors, it, work)
+        return parallel(con, cursors, first, it, work)
 
     monkeypatch.setattr(chunks, "_parallel", spy)
     same = {"participants": 17, "run_seed": 5, "bootstrap_resamples": 60, "seed": 4}
@@ -89,6 +104,11 @@ def test_an_error_drawing_a_chunk_in_a_worker_is_raised(con):
 
     def draws():
         yield from range(3)
+        # the chunks already drawn run on both connections at once: let them be recorded
+        # before the error interrupts the other connection's queries
+        deadline = time.monotonic() + 10
+        while len(seen) < 3 and time.monotonic() < deadline:
+            time.sleep(0.001)
         raise MemoryError("drawing")
 
     with pytest.raises(MemoryError, match="drawing"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,9 +11,15 @@ IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 
 def sample_chunks(
-    participants: list[int], n_resamples: int, seed: int, chunk: int, *, point_alone: bool = False
+    participants: list[int],
+    n_resamples: int,
+    seed: int,
+    chunk: int | Sequence[int],
+    *,
+    point_alone: bool = False,
 ) -> Iterator[tuple[IntArray, IntArray, IntArray]]:
-    """(replicate, participant_id, multiplicity) rows, `chunk` replicates at a time.
+    """(replicate, participant_id, multiplicity) rows, `chunk` replicates at a time (or the
+    sizes of the chunks in order, engine.chunk_sizes).
 
     Replicate b takes row b of RandomState(seed).randint(0, P, size=(B, P)); drawing the rows
     chunk by chunk from one RandomState gives the same numbers in a fraction of the memory.
@@ -32,8 +38,12 @@ def sample_chunks(
     if point_alone:
         yield point
     rng = np.random.RandomState(seed)
-    for start in range(0, n_resamples, chunk):
-        rows = min(chunk, n_resamples - start)
+    sizes = chunk if not isinstance(chunk, int) else [chunk] * -(-n_resamples // chunk)
+    start = 0
+    for size in sizes:
+        rows = min(size, n_resamples - start)
+        if rows <= 0:
+            break
         draws = rng.randint(0, p, size=(rows, p))
         flat = draws + (np.arange(rows, dtype=np.int64) * p)[:, None]
         counts = np.bincount(flat.ravel(), minlength=rows * p)
@@ -46,3 +56,6 @@ def sample_chunks(
                 np.concatenate([point[2], mult]),
             )
         yield rep, pid, mult.astype(np.int64)
+        start += rows
+    if start < n_resamples:
+        raise ValueError(f"chunk sizes {sizes} cover {start} of {n_resamples} replicates")

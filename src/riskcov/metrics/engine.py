@@ -139,6 +139,26 @@ def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, 
     return min(max(n_resamples, 1), chunk), workers  # chunk >= 1: its bound is at least 1
 
 
+def chunk_sizes(n_resamples: int, chunk: int, workers: int) -> list[int]:
+    """Replicates per chunk, in order: `chunk` each, but with several workers the last round
+    (at most workers x chunk replicates) in twice as many chunks, so that a worker that is done
+    first takes half a chunk rather than the others waiting for it to run a whole one.
+
+    >>> chunk_sizes(10_000, 1_000, 2)
+    [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500, 500, 500, 500]
+    >>> chunk_sizes(7, 3, 1), chunk_sizes(3, 2, 2)
+    ([3, 3, 1], [1, 1, 1])
+    """
+    if n_resamples <= 0:
+        return []
+    tail = min(n_resamples, chunk * workers) if workers > 1 else 0
+    head = n_resamples - tail
+    sizes = [chunk] * (head // chunk) + ([head % chunk] if head % chunk else [])
+    pieces = 2 * workers
+    q, r = divmod(tail, pieces)
+    return sizes + [size for size in [q + 1] * r + [q] * (pieces - r) if size]
+
+
 def _fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[Any]) -> dict[str, np.ndarray[Any, Any]]:
     """A grid macro's rows as float arrays; NULLs come back as NaN."""
     out = con.execute(query, params).fetchnumpy()
