@@ -13,11 +13,13 @@ from riskcov.bootstrap import interval, sample_chunks
 from riskcov.metrics.engine import chunk_sizes
 
 
-def _weights(participants: list[int], b: int, seed: int, chunk: int | list[int]) -> np.ndarray:
+def _weights(
+    participants: list[int], b: int, seed: int, chunk: int | list[int], alone: bool = False
+) -> np.ndarray:
     """Dense (B + 1) x P multiplicity matrix assembled from the chunked sample rows."""
     index = {p: i for i, p in enumerate(participants)}
     dense = np.zeros((b + 1, len(participants)), dtype=np.int64)
-    for rep, pid, mult in sample_chunks(participants, b, seed, chunk):
+    for rep, pid, mult in sample_chunks(participants, b, seed, chunk, point_alone=alone):
         dense[rep, [index[p] for p in pid]] += mult
     return dense
 
@@ -38,12 +40,13 @@ def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk, workers):
     for r in range(b):
         expected[r + 1] = np.bincount(draws[r], minlength=p)
     sizes = chunk if workers == 1 else chunk_sizes(b, chunk, workers)  # a list: the planner's chunks
-    assert (_weights(participants, b, seed, sizes) == expected).all()
+    assert (_weights(participants, b, seed, sizes, alone=workers > 1) == expected).all()
 
 
-def test_chunk_sizes_that_miss_replicates_are_an_error():
-    with pytest.raises(ValueError, match="cover 5 of 6 replicates"):
-        list(sample_chunks([1, 2], 6, 0, [3, 2]))
+@pytest.mark.parametrize("sizes", [[3, 2], [3, 0, 3], [4, -1, 3]])
+def test_chunk_sizes_that_miss_replicates_are_an_error_before_any_draw(sizes):
+    with pytest.raises(ValueError, match="do not cover 6 replicates"):
+        next(sample_chunks([1, 2], 6, 0, sizes))
 
 
 def test_each_row_of_a_replicate_is_a_distinct_participant():

@@ -63,6 +63,25 @@ def test_the_other_workers_take_chunks_while_the_first_runs(con):
     assert during_first == [True]
 
 
+def test_an_error_in_the_first_chunk_stops_the_others_and_is_raised(con):
+    seen: list = []
+
+    def work(cur: duckdb.DuckDBPyConnection, chunk: int) -> None:
+        if chunk == 0:
+            time.sleep(0.05)  # the other worker takes chunks meanwhile
+            raise ValueError("first")
+        seen.append(chunk)
+        time.sleep(0.01)
+
+    with pytest.raises(ValueError, match="first"):
+        chunks.run(con, iter(range(200)), work, workers=2)
+    assert 0 < len(seen) < 199  # the other worker had started, and stopped
+    assert con.execute("SELECT current_setting('threads')").fetchall() == [(2,)]
+    assert con.execute(
+        "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'riskcov_chunks%'"
+    ).fetchall() == [(0,)]
+
+
 def test_inside_a_transaction_every_chunk_runs_on_the_callers_connection(con):
     seen: list = []
     con.execute("BEGIN")

@@ -37,8 +37,13 @@ def sample_chunks(
         return
     if point_alone:
         yield point
+    if isinstance(chunk, (int, np.integer)):
+        sizes = [int(chunk)] * -(-n_resamples // int(chunk))
+    else:
+        sizes = [int(size) for size in chunk]
+    if min(sizes) < 1 or sum(sizes) < n_resamples:  # before drawing anything
+        raise ValueError(f"chunk sizes {sizes} do not cover {n_resamples} replicates")
     rng = np.random.RandomState(seed)
-    sizes = chunk if not isinstance(chunk, int) else [chunk] * -(-n_resamples // chunk)
     start = 0
     for size in sizes:
         rows = min(size, n_resamples - start)
@@ -57,5 +62,3 @@ def sample_chunks(
             )
         yield rep, pid, mult.astype(np.int64)
         start += rows
-    if start < n_resamples:
-        raise ValueError(f"chunk sizes {sizes} cover {start} of {n_resamples} replicates")

@@ -107,7 +107,7 @@ def _parallel(
 
     def loop(cur: duckdb.DuckDBPyConnection) -> None:
         try:
-            if cur is con:
+            if cur is con and not stop.is_set():
                 work(con, first)
             while not stop.is_set():
                 with lock:  # the draws come from one RandomState, in order
@@ -126,7 +126,14 @@ def _parallel(
     with one_thread(con):  # an instance-wide setting: every worker's queries
         for t in helpers:
             t.start()
-        loop(con)
+        try:
+            loop(con)
+        except BaseException:  # a second Ctrl-C while loop handled the first: stop them all
+            stop.set()
+            for cur in everyone:
+                cur.interrupt()
+            _join(helpers, everyone, stop)
+            raise
         _join(helpers, everyone, stop)
     if errors:  # the first is the cause; the others' are the interrupts it sent
         raise errors[0]

@@ -140,18 +140,20 @@ def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, 
 
 
 def chunk_sizes(n_resamples: int, chunk: int, workers: int) -> list[int]:
-    """Replicates per chunk, in order: `chunk` each, but with several workers the last round
-    (at most workers x chunk replicates) in twice as many chunks, so that a worker that is done
-    first takes half a chunk rather than the others waiting for it to run a whole one.
+    """Replicates per chunk, in order: `chunk` each, but with several workers and more than one
+    round of chunks the last round (workers x chunk replicates at most) in twice as many
+    chunks, so that a worker that is done first takes half a chunk rather than the others
+    waiting for it to run a whole one. (With one round only the halves would just add each
+    chunk's fixed cost, ~0.04 CPU-s.)
 
     >>> chunk_sizes(10_000, 1_000, 2)
     [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500, 500, 500, 500]
-    >>> chunk_sizes(7, 3, 1), chunk_sizes(3, 2, 2)
-    ([3, 3, 1], [1, 1, 1])
+    >>> chunk_sizes(7, 3, 1), chunk_sizes(10_000, 5_000, 2), chunk_sizes(5, 2, 2)
+    ([3, 3, 1], [5000, 5000], [1, 1, 1, 1, 1])
     """
     if n_resamples <= 0:
         return []
-    tail = min(n_resamples, chunk * workers) if workers > 1 else 0
+    tail = chunk * workers if workers > 1 and chunk * workers < n_resamples else 0
     head = n_resamples - tail
     sizes = [chunk] * (head // chunk) + ([head % chunk] if head % chunk else [])
     pieces = 2 * workers
