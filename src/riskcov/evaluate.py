@@ -277,7 +277,7 @@ def _compute_all(
                 progress(done, b)
 
     sizes = engine.chunk_sizes(b, chunk, workers)
-    draws = sample_chunks(participants, b, opts.seed, sizes, point_alone=workers > 1)
+    draws = sample_chunks(participants, b, opts.seed, sizes)
     chunks.run(con, draws, work, workers)
     engine.copy_aliases(series, total)
     return total

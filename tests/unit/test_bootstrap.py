@@ -13,13 +13,11 @@ from riskcov.bootstrap import interval, sample_chunks
 from riskcov.metrics.engine import chunk_sizes
 
 
-def _weights(
-    participants: list[int], b: int, seed: int, chunk: int | list[int], alone: bool = False
-) -> np.ndarray:
+def _weights(participants: list[int], b: int, seed: int, chunk: int | list[int]) -> np.ndarray:
     """Dense (B + 1) x P multiplicity matrix assembled from the chunked sample rows."""
     index = {p: i for i, p in enumerate(participants)}
     dense = np.zeros((b + 1, len(participants)), dtype=np.int64)
-    for rep, pid, mult in sample_chunks(participants, b, seed, chunk, point_alone=alone):
+    for rep, pid, mult in sample_chunks(participants, b, seed, chunk):
         dense[rep, [index[p] for p in pid]] += mult
     return dense
 
@@ -40,7 +38,7 @@ def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk, workers):
     for r in range(b):
         expected[r + 1] = np.bincount(draws[r], minlength=p)
     sizes = chunk if workers == 1 else chunk_sizes(b, chunk, workers)  # a list: the planner's chunks
-    assert (_weights(participants, b, seed, sizes, alone=workers > 1) == expected).all()
+    assert (_weights(participants, b, seed, sizes) == expected).all()
 
 
 @pytest.mark.parametrize("sizes", [[3, 2], [3, 0, 3], [4, -1, 3]])

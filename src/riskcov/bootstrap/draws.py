@@ -15,16 +15,13 @@ def sample_chunks(
     n_resamples: int,
     seed: int,
     chunk: int | Sequence[int],
-    *,
-    point_alone: bool = False,
 ) -> Iterator[tuple[IntArray, IntArray, IntArray]]:
     """(replicate, participant_id, multiplicity) rows, `chunk` replicates at a time (or the
     sizes of the chunks in order, engine.chunk_sizes).
 
     Replicate b takes row b of RandomState(seed).randint(0, P, size=(B, P)); drawing the rows
     chunk by chunk from one RandomState gives the same numbers in a fraction of the memory.
-    Replicate 0 (the point estimate, every participant once) leads the first chunk, or is a
-    chunk of its own with `point_alone`.
+    Replicate 0 (the point estimate, every participant once) leads the first chunk.
 
     >>> [r.tolist() for r in next(sample_chunks([7, 9], 0, 0, 2))]
     [[0, 0], [7, 9], [1, 1]]
@@ -35,8 +32,6 @@ def sample_chunks(
     if n_resamples <= 0 or p == 0:
         yield point
         return
-    if point_alone:
-        yield point
     if isinstance(chunk, (int, np.integer)):
         sizes = [int(chunk)] * -(-n_resamples // int(chunk))
     else:
@@ -54,7 +49,7 @@ def sample_chunks(
         counts = np.bincount(flat.ravel(), minlength=rows * p)
         hit = np.flatnonzero(counts)
         rep, pid, mult = (hit // p + start + 1).astype(np.int64), ids[hit % p], counts[hit]
-        if start == 0 and not point_alone:
+        if start == 0:
             rep, pid, mult = (
                 np.concatenate([point[0], rep]),
                 np.concatenate([point[1], pid]),

@@ -41,9 +41,10 @@ def run(
     """work(connection, chunk) for every chunk, on `workers` connections (con and cursors of it).
 
     `work` runs on several threads at once; what it shares with other calls it must guard.
-    The first chunk always runs on `con`; the other workers take the next chunks meanwhile
-    (waiting for it left a core idle: ~0.1 s of 41 participants x `all` x 10,000, whose first
-    chunk is replicate 0 alone).
+    The first chunk (evaluate's holds replicate 0, whose curves and hull stay on `con`) always
+    runs on `con`; the other workers take the next chunks meanwhile. (They used to wait for it,
+    replicate 0 alone: ~0.1 s of 41 participants x `default` or `all` x 10,000 with one core
+    idle.)
     """
     first = next(chunks, None)
     if first is None:
