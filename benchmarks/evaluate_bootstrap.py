@@ -88,10 +88,11 @@ def _measure(
     reps: int,
     workdir: Path,
     floor: Path | None = None,
-) -> tuple[float, float, float, float, Path, Path, list[tuple[float, float]]]:
-    """Median wall and CPU seconds, max peak RSS (GB), median in-process seconds; with `floor`,
-    the comparator's seconds (summed over the modes) right after each CLI run, so that each
-    ratio compares two runs of the same minute (this machine's speed drifts by ~30 %)."""
+) -> tuple[float, float, float, float, Path, list[tuple[float, float]]]:
+    """Median wall and CPU seconds, max peak RSS (GB), median in-process seconds, the run file;
+    with `floor`, (CLI wall, the comparator's seconds summed over the modes) of each repetition,
+    the comparator run right after the CLI so that each ratio compares two runs of the same
+    minute (this machine's speed drifts by ~30 %)."""
     path, wh, run_id = _prepare(participants, modes, workdir)
     cmd = [riskcov_exe(), "--warehouse", str(wh), "evaluate"]
     for mode in modes:
@@ -135,7 +136,6 @@ def _measure(
         max(rsss),
         statistics.median(inproc),
         path,
-        wh,
         floors,
     )
 
@@ -169,7 +169,7 @@ def _reference(template: str, path: Path, modes: tuple[str, ...], confidence: st
 def run_case(name: str, reps: int, workdir: Path, floor: Path | None, reference: str | None) -> str:
     participants, modes, confidence, resamples, target, target_gb, then = CASES[name]
     compared = floor if confidence == "all" else None
-    wall, cpu, rss, core, path, _, pairs = _measure(
+    wall, cpu, rss, core, path, pairs = _measure(
         participants, modes, confidence, resamples, reps, workdir, compared
     )
     limit = f"≤ {target:g} s" + (f", ≤ {target_gb:g} GB" if target_gb else "")

@@ -106,6 +106,13 @@ def _parallel(
 
     everyone = [con, *cursors]
 
+    def halt(but: duckdb.DuckDBPyConnection | None = None) -> None:
+        """Stop every worker: no next chunk, and the running queries (but `but`'s) interrupted."""
+        stop.set()
+        for other in everyone:
+            if other is not but:
+                other.interrupt()
+
     def loop(cur: duckdb.DuckDBPyConnection) -> None:
         try:
             if cur is con and not stop.is_set():
@@ -118,10 +125,7 @@ def _parallel(
                 work(cur, chunk)
         except BaseException as exc:  # an error, or Ctrl-C (in this thread): stop the others too
             errors.append(exc)
-            stop.set()
-            for other in everyone:
-                if other is not cur:
-                    other.interrupt()
+            halt(cur)
 
     helpers = [threading.Thread(target=loop, args=(cur,), daemon=True) for cur in cursors]
     with one_thread(con):  # an instance-wide setting: every worker's queries
@@ -130,27 +134,21 @@ def _parallel(
         try:
             loop(con)
         except BaseException:  # a second Ctrl-C while loop handled the first: stop them all
-            stop.set()
-            for cur in everyone:
-                cur.interrupt()
-            _join(helpers, everyone, stop)
+            halt()
             raise
-        _join(helpers, everyone, stop)
+        finally:
+            _join(helpers, halt)
     if errors:  # the first is the cause; the others' are the interrupts it sent
         raise errors[0]
 
 
-def _join(
-    helpers: list[threading.Thread], everyone: list[duckdb.DuckDBPyConnection], stop: threading.Event
-) -> None:
+def _join(helpers: list[threading.Thread], halt: Callable[[], None]) -> None:
     """Wait for the workers; Ctrl-C while waiting stops their queries first."""
     try:
         for t in helpers:
             t.join()
     except BaseException:
-        stop.set()
-        for cur in everyone:
-            cur.interrupt()
+        halt()
         for t in helpers:
             t.join()
         raise
