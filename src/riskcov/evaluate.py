@@ -100,7 +100,7 @@ def run(
     inputs: list[Input] | None = None,
 ) -> Evaluation:
     """Evaluate; nothing is written to the warehouse but ingested inputs. `after_chunk` reads
-    each replicate chunk's working points (TEMP TABLE eval_points) before the next replaces them;
+    each replicate chunk's working points (TEMP TABLE eval_points) before they are dropped;
     `inputs`: opts.inputs already resolved by the caller (evaluate_and_store)."""
     opts.check()
     if inputs is None:
@@ -275,6 +275,9 @@ def _compute_all(
                 if rep[-1] > 0:  # a chunk's rows come in replicate order, one unbroken range
                     done += int(rep[-1] - rep[np.searchsorted(rep, 1)]) + 1
                 progress(done, b)
+        # The next chunk's CREATE OR REPLACE would build its points while this chunk's are still
+        # held, so each connection would keep two chunks of points at its peak.
+        cur.execute("DROP TABLE eval_points")
 
     sizes = engine.chunk_sizes(b, chunk, workers)
     draws = sample_chunks(participants, b, opts.seed, sizes)

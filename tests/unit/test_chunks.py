@@ -145,3 +145,23 @@ def test_a_read_only_instance_runs_the_chunks_one_by_one(tmp_path):
     seen: list = []
     chunks.run(ro, iter(range(4)), _record(seen), workers=2)
     assert [(c, cur) for c, cur, *_ in seen] == [(c, id(ro)) for c in range(4)]
+
+
+def test_each_chunk_starts_without_the_previous_chunks_points(paired_artifact, monkeypatch):
+    from riskcov.metrics import engine
+
+    compute = engine.compute
+    held: list[int] = []
+
+    def spy(cur, *args, **kwargs):
+        # TEMP tables are per connection: what this worker still holds from its last chunk
+        held.append(
+            cur.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'eval_points'").fetchone()[0]
+        )
+        compute(cur, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "compute", spy)
+    paired_artifact(
+        "dropped", participants=17, run_seed=5, bootstrap_resamples=60, seed=4, chunk_replicates=4, workers=2
+    )
+    assert held == [0] * len(engine.chunk_sizes(60, 4, 2)) == [0] * 17
