@@ -19,7 +19,7 @@ from riskcov import __version__
 from riskcov.bootstrap import sample_chunks
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.metrics import chunks, engine
+from riskcov.metrics import balanced, chunks, engine
 from riskcov.options import Options
 from riskcov.report import artifact, store
 from riskcov.scoring import csf
@@ -133,8 +133,9 @@ def run(
     kept, skipped = _csfs(opts, inputs, problems, series, skip_unsupported)
     skipped = {**choice.skipped, **skipped}
     engine.drop_series(con, kept)
+    with_balanced = balanced.prepare(con, inputs, opts.estimator)
     b = max(opts.bootstrap_resamples, 0)
-    res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk)
+    res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
     variants: dict[str, Any] = {}
     deltas: dict[str, Any] = {}
@@ -245,6 +246,7 @@ def _compute_all(
     b: int,
     progress: Callable[[int, int], None] | None,
     after_chunk: Callable[[duckdb.DuckDBPyConnection, list[Series]], None] | None = None,
+    with_balanced: bool = False,
 ) -> engine.Results:
     """Metrics for replicate 0..B, replicate chunks sized to bound memory, on several
     connections at once when they are worth it (metrics/chunks.py)."""
@@ -268,6 +270,8 @@ def _compute_all(
             estimator=opts.estimator,
             curve_points=opts.curve_points,
         )
+        if with_balanced:  # over the chunk's working points, before they are dropped
+            balanced.compute(cur, series, total)
         with lock:
             if after_chunk:
                 after_chunk(cur, series)

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from riskcov.bootstrap.intervals import paired, summarize
+from riskcov.bootstrap.intervals import interval, paired, std_error, summarize
 from riskcov.errors import UsageError
 from riskcov.metrics.engine import Results
-from riskcov.report.keys import DELTAS, WITH_CI, grid_key
+from riskcov.report.keys import DELTAS, EXTRA_KEYS, WITH_CI, grid_key
 from riskcov.scoring.scored import Series
 
 # the artifact's curve arrays (SPEC §6)
@@ -96,7 +96,20 @@ def series_metrics(
             {grid_key(a): (car[grid_key(a)]["coverage"], sc[f"car_coverage@{a!r}"][i, 1:]) for a in alphas},
             bootstrap,
         )
+    _extra(out, res, i, bootstrap is not None)
     return out
+
+
+def _extra(out: dict[str, Any], res: Results, i: int, bootstrapped: bool) -> None:
+    for key in EXTRA_KEYS:
+        if key not in res.scalars:
+            continue
+        point = _value(res.scalars[key], i)
+        out[key] = point
+        if bootstrapped:
+            replicates = res.scalars[key][i, 1:]
+            out["bootstrap"]["ci95"][key] = interval(point, replicates)[0]
+            out["bootstrap"]["std_error"][key] = std_error(point, replicates)
 
 
 def deltas(

@@ -37,6 +37,9 @@ SCALARS = (
     MetricKey("eaurc_population", "excess AURC (population)"),
     MetricKey("aurc_achievable_interpolated", "AURC achievable (interpolated)"),
 )
+# per-series scalars only some evaluations have, in METRICS (with their CIs) when computed: the
+# class-balanced areas of per-sample runs with labels (docs/metrics-extended.md)
+EXTRA_KEYS = ("aurc_ba", "augrc_ba")
 WITH_CI = tuple(k for k in SCALARS if k.ci)
 DELTAS = tuple(sorted((k for k in SCALARS if k.delta_rank is not None), key=lambda k: k.delta_rank or 0))
 SUMMARY = tuple(sorted((k for k in SCALARS if k.summary_rank is not None), key=lambda k: k.summary_rank or 0))

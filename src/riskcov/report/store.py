@@ -12,7 +12,7 @@ import numpy as np
 
 from riskcov import __version__
 from riskcov.db import one
-from riskcov.report.keys import SCALARS, grid_key, value_of
+from riskcov.report.keys import EXTRA_KEYS, SCALARS, grid_key, value_of
 from riskcov.warehouse import resolve_path
 
 # a key whose last part is its parameter: mae_at_coverage_0.10, coverage_at_risk_0.05, ...
@@ -126,6 +126,9 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
 
         for k in SCALARS:
             add(k.key, value_of(m, k), ci.get(k.key))
+        for key in EXTRA_KEYS:  # only when the evaluation computed them
+            if key in m:
+                add(key, m[key], ci.get(key))
         for k, v in m["interpretation"].items():
             add(k, v)
         for key, point in m["mae_at_coverage"].items():

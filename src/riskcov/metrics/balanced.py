@@ -1,0 +1,67 @@
+"""Class-balanced AURC and AUGRC (docs/metrics-extended.md): per-sample runs whose samples all
+carry a `label` get `aurc_ba` and `augrc_ba` per series and replicate, from the SQL macros
+rc_class_cells (once per evaluation) and rc_balanced_of (per replicate chunk, over the chunk's
+working points)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from riskcov.db import one
+from riskcov.metrics.engine import Results
+from riskcov.scoring.scored import Series
+from riskcov.selection import Input
+
+KEYS = ("aurc_ba", "augrc_ba")
+
+
+def prepare(con: duckdb.DuckDBPyConnection, inputs: list[Input], estimator: str) -> bool:
+    """TEMP TABLE eval_class_cells from eval_scored when every input is a per-sample run whose
+    samples all have a label (and the estimator is plateau-trapezoid, the areas' convention);
+    False (and no table) otherwise."""
+    if estimator != "plateau-trapezoid" or not all(i.per_sample for i in inputs):
+        return False
+    ids = [i.experiment_id for i in inputs]
+    row = one(
+        con.execute(
+            "SELECT count(*) FILTER (WHERE label IS NULL), count(*) FROM samples "
+            "WHERE list_contains(?::INTEGER[], experiment_id)",
+            [ids],
+        )
+    )
+    if row is None or row[0] > 0 or row[1] == 0:
+        return False
+    populations = ", ".join(f"({n}, {int(e)})" for n, e in enumerate(ids))
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE eval_class_cells AS
+        WITH experiment_of(population, experiment_id) AS (VALUES {populations}),
+        labelled AS (
+            SELECT s.series, s.participant_id, s.confidence, s.loss, s.loss_scale, u.label
+            FROM eval_scored AS s
+            JOIN experiment_of USING (population)
+            JOIN samples AS u ON u.experiment_id = experiment_of.experiment_id
+                             AND u.sample_index = s.item_index
+        )
+        FROM rc_class_cells('labelled')""")
+    return True
+
+
+def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results) -> None:
+    """aurc_ba and augrc_ba of the replicates in eval_samples, over eval_points, into `res`."""
+    out = con.execute(
+        "SELECT series, replicate, aurc_ba, augrc_ba "
+        "FROM rc_balanced_of('eval_class_cells', 'eval_samples', 'eval_points')"
+    ).fetchnumpy()
+    shape = (max(s.index for s in series) + 1, res.n_replicates)
+    sid = out["series"].astype(np.intp)
+    rep = out["replicate"].astype(np.intp)
+    for key in KEYS:
+        arr = res.scalars.setdefault(key, np.full(shape, np.nan))
+        arr[sid, rep] = _floats(out[key])
+
+
+def _floats(values: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
+    return np.asarray(np.ma.filled(values.astype(np.float64), np.nan), dtype=np.float64)
