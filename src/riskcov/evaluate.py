@@ -133,7 +133,7 @@ def run(
     kept, skipped = _csfs(opts, inputs, problems, series, skip_unsupported)
     skipped = {**choice.skipped, **skipped}
     engine.drop_series(con, kept)
-    with_balanced = balanced.prepare(con, inputs, opts.estimator)
+    with_balanced = balanced.prepare(con, inputs, kept, opts.estimator)
     b = max(opts.bootstrap_resamples, 0)
     res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None

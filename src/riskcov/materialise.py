@@ -36,6 +36,7 @@ _TEMP = (
     "mat_series",
     "mat_units",
     "mat_experiments",
+    "mat_class_cells",
 )
 
 
@@ -167,6 +168,8 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
             [keys[0], keys[1], keys[2]],
         )
     _keep(con, "mat_series", "SELECT * FROM mat_round", first=first)
+    # what the class-balanced metrics weight (per-sample experiments with labels only)
+    _keep(con, "mat_class_cells", "FROM warehouse_class_cells('mat_scored', 'mat_round')", first=first)
     _keep(con, "mat_all_totals", "SELECT * FROM mat_totals", first=first)
     # the oracle ignores confidence: the units of a population's first series are all it needs
     oracle = (
@@ -209,4 +212,11 @@ def _metrics(con: duckdb.DuckDBPyConnection) -> None:
             "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics('mat_oracle', 'mat_units', "
             "'mat_all_points', 'mat_all_totals', 'mat_harmonic', 'mat_series') "
             "ORDER BY experiment_id, csf, loss"
+        )
+        con.execute(
+            "UPDATE metrics SET aurc_ba = b.aurc_ba, augrc_ba = b.augrc_ba FROM "
+            "(SELECT k.experiment_id, k.csf, k.loss, b.aurc_ba, b.augrc_ba "
+            " FROM rc_balanced_of('mat_class_cells', 'mat_units', 'mat_all_points') AS b "
+            " JOIN mat_series AS k USING (series)) AS b "
+            "WHERE metrics.experiment_id = b.experiment_id AND metrics.csf = b.csf AND metrics.loss = b.loss"
         )

@@ -67,7 +67,8 @@ def test_an_older_warehouse_is_filled_when_it_migrates(warehouse_path, run_cli, 
         "DROP TABLE metrics",
         "DROP TABLE rc_points",
         "DROP SCHEMA internal CASCADE",
-        "DELETE FROM schema_migrations WHERE version IN (6, 8)",  # 0008 rebuilds 0006's rc_points
+        # 0008 rebuilds 0006's rc_points, 0009 adds columns to its metrics
+        "DELETE FROM schema_migrations WHERE version IN (6, 8, 9)",
         *(f'ALTER TABLE evaluation_metrics DROP COLUMN "{c}"' for c in ("run_id", "experiment_id", "mode")),
         *(f'ALTER TABLE evaluation_metrics DROP COLUMN "{c}"' for c in ("loss", "metric_base", "at_value")),
     ):

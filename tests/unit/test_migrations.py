@@ -202,7 +202,7 @@ def test_0008_rebuilds_rc_points_without_its_key_rows_in_storage_order(con):
     rows, keys, columns, table = _rc_points_state(con)
     assert keys == [("PRIMARY KEY",)]
     assert len(columns) == 17 and all(c[3] for c in columns) and table[0][0]
-    assert [m.version for m in migrate(con, known=known)] == [8]
+    assert [m.version for m in migrate(con, known=[m for m in known if m.version <= 8])] == [8]
     # the same rows in the same order, the same columns (types, NOT NULLs, descriptions), no key
     assert _rc_points_state(con) == (rows, [], columns, table)
     assert [r[:2] for r in rows[::2]] == [(2, "b"), (1, "a"), (2, "a")]

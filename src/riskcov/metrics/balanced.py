@@ -18,34 +18,33 @@ from riskcov.selection import Input
 KEYS = ("aurc_ba", "augrc_ba")
 
 
-def prepare(con: duckdb.DuckDBPyConnection, inputs: list[Input], estimator: str) -> bool:
-    """TEMP TABLE eval_class_cells from eval_scored when every input is a per-sample run whose
-    samples all have a label (and the estimator is plateau-trapezoid, the areas' convention);
-    False (and no table) otherwise."""
+def prepare(
+    con: duckdb.DuckDBPyConnection, inputs: list[Input], series: list[Series], estimator: str
+) -> bool:
+    """TEMP TABLE eval_class_cells (warehouse_class_cells of eval_scored) when every input is a
+    per-sample run whose samples all have a label and the estimator is plateau-trapezoid (the
+    areas' convention); False, and no table, otherwise."""
     if estimator != "plateau-trapezoid" or not all(i.per_sample for i in inputs):
         return False
-    ids = [i.experiment_id for i in inputs]
     row = one(
         con.execute(
             "SELECT count(*) FILTER (WHERE label IS NULL), count(*) FROM samples "
             "WHERE list_contains(?::INTEGER[], experiment_id)",
-            [ids],
+            [[i.experiment_id for i in inputs]],
         )
     )
     if row is None or row[0] > 0 or row[1] == 0:
         return False
-    populations = ", ".join(f"({n}, {int(e)})" for n, e in enumerate(ids))
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE eval_class_cells AS
-        WITH experiment_of(population, experiment_id) AS (VALUES {populations}),
-        labelled AS (
-            SELECT s.series, s.participant_id, s.confidence, s.loss, s.loss_scale, u.label
-            FROM eval_scored AS s
-            JOIN experiment_of USING (population)
-            JOIN samples AS u ON u.experiment_id = experiment_of.experiment_id
-                             AND u.sample_index = s.item_index
-        )
-        FROM rc_class_cells('labelled')""")
+    pairs = ", ".join(
+        f"({s.index}, {int(inputs[s.input_no].experiment_id)})" for s in series if s.computed == s.index
+    )
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE eval_series_experiments(series, experiment_id) AS VALUES {pairs}"
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_class_cells AS "
+        "FROM warehouse_class_cells('eval_scored', 'eval_series_experiments')"
+    )
     return True
 
 

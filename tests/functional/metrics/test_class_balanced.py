@@ -222,9 +222,20 @@ def test_evaluate_reports_them_with_cis_over_the_same_cluster_draws(tmp_path, ru
     for n, key in enumerate(("aurc_ba", "augrc_ba")):
         expected = np.percentile([float(r[n]) for r in reps], [2.5, 97.5])
         assert m["bootstrap"]["ci95"][key] == pytest.approx(list(expected), rel=1e-12, abs=1e-15)
+    # the warehouse's stored point metrics (v_metrics) have the same numbers, bit for bit
+    assert _stored(tmp_path) == [(m["aurc_ba"], m["augrc_ba"])]
+
+
+def _stored(tmp_path: Path) -> list[tuple[Any, ...]]:
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        return con.execute("SELECT aurc_ba, augrc_ba FROM v_metrics ORDER BY csf").fetchall()
+    finally:
+        con.close()
 
 
 def test_runs_without_labels_have_no_class_balanced_keys(tmp_path, run_cli):
     text = "sample_id,confidence,correct\n1,0.9,1\n2,0.7,0\n3,0.5,1\n"
     m = _evaluate(run_cli, tmp_path, text, "--bootstrap-resamples", "0")["confidence_variants"]["confidence"]
     assert "aurc_ba" not in m and "augrc_ba" not in m
+    assert _stored(tmp_path) == [(None, None)]
