@@ -19,7 +19,7 @@ from riskcov import __version__
 from riskcov.bootstrap import sample_chunks
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.metrics import balanced, chunks, engine
+from riskcov.metrics import balanced, chunks, cost_curves, engine
 from riskcov.options import Options
 from riskcov.report import artifact, store
 from riskcov.scoring import csf
@@ -149,6 +149,7 @@ def run(
                 grid=opts.coverage_grid,
                 alphas=opts.alpha_grid,
                 bootstrap=boot,
+                costs=opts.costs if opts.estimator == "plateau-trapezoid" else None,
             )
             for s in per_input
         ]
@@ -183,6 +184,7 @@ def run(
             "coverage_grid": opts.coverage_grid,
             "area_coverage": opts.area_coverage,
             "alpha_grid": opts.alpha_grid,
+            "costs": opts.costs,
             "bootstrap_resamples": b,
             "seed": opts.seed,
             "confidence": opts.confidence,
@@ -272,6 +274,8 @@ def _compute_all(
         )
         if with_balanced:  # over the chunk's working points, before they are dropped
             balanced.compute(cur, series, total)
+        if len(rep) and rep[0] == 0 and opts.estimator == "plateau-trapezoid":
+            cost_curves.compute(cur, series, total, opts.costs)
         with lock:
             if after_chunk:
                 after_chunk(cur, series)

@@ -11,6 +11,7 @@ from riskcov.report.keys import grid_key
 
 DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 DEFAULT_ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
+DEFAULT_COSTS = [0.0, 0.5, 1.0, 2.0, 4.0]  # of a wrong accepted unit, for effective reliability
 MAX_RESAMPLES = 10_000_000
 MAX_CURVE_POINTS = 100_000
 LOSSES = ("abs", "abs_norm", "given")
@@ -39,6 +40,7 @@ class Options:
     workers: int = 0  # connections running chunks at once; 0: one per DuckDB thread when worth it
     curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
     calibration: str | None = None  # --calibration FILE|ID (SPEC §11)
+    costs: list[float] = field(default_factory=lambda: list(DEFAULT_COSTS))  # effective reliability
 
     @property
     def criteria(self) -> dict[str, list[str]]:
@@ -77,6 +79,12 @@ class Options:
         keys = [grid_key(a) for a in self.alpha_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--alpha-grid values must differ in their first two decimals")
+        for c in self.costs:
+            if not (math.isfinite(c) and c >= 0.0):
+                raise UsageError(f"--costs value {c!r} is not a finite number >= 0")
+        keys = [grid_key(c) for c in self.costs]
+        if len(set(keys)) != len(keys):
+            raise UsageError("--costs values must differ in their first two decimals")
         if self.bootstrap_resamples > MAX_RESAMPLES:
             raise UsageError(
                 f"--bootstrap-resamples {self.bootstrap_resamples} is more than {MAX_RESAMPLES:,}"

@@ -67,6 +67,10 @@ def evaluate(
         int | None,
         typer.Option(help="Add curve_grid: the curve at K coverages 0..Cmax (e.g. 201).", show_default=False),
     ] = None,
+    costs: Annotated[
+        str | None,
+        typer.Option(help="Costs c of a wrong accepted unit for effective reliability, default 0,0.5,1,2,4."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The artifact on stdout, nothing else.")] = False,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -92,6 +96,9 @@ def evaluate(
         opts.coverage_grid = grid
     if alphas is not None:
         opts.alpha_grid = alphas
+    cost_list = floats("--costs", costs)
+    if cost_list is not None:
+        opts.costs = cost_list
     opts.check()  # usage errors before the warehouse is opened
     with (
         open_warehouse(warehouse) as con,

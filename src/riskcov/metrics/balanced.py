@@ -5,13 +5,12 @@ working points)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import duckdb
 import numpy as np
 
 from riskcov.db import one
 from riskcov.metrics.engine import Results
+from riskcov.metrics.scalars import put
 from riskcov.scoring.scored import Series
 from riskcov.selection import Input
 
@@ -54,13 +53,5 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results) 
         "SELECT series, replicate, aurc_ba, augrc_ba "
         "FROM rc_balanced_of('eval_class_cells', 'eval_samples', 'eval_points')"
     ).fetchnumpy()
-    shape = (max(s.index for s in series) + 1, res.n_replicates)
-    sid = out["series"].astype(np.intp)
-    rep = out["replicate"].astype(np.intp)
     for key in KEYS:
-        arr = res.scalars.setdefault(key, np.full(shape, np.nan))
-        arr[sid, rep] = _floats(out[key])
-
-
-def _floats(values: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
-    return np.asarray(np.ma.filled(values.astype(np.float64), np.nan), dtype=np.float64)
+        put(res, series, key, out["series"], out["replicate"].astype(np.intp), out[key])

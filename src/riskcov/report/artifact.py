@@ -13,6 +13,7 @@ import numpy as np
 
 from riskcov.bootstrap.intervals import interval, paired, std_error, summarize
 from riskcov.errors import UsageError
+from riskcov.metrics import cost_curves
 from riskcov.metrics.engine import Results
 from riskcov.report.keys import DELTAS, EXTRA_KEYS, WITH_CI, grid_key
 from riskcov.scoring.scored import Series
@@ -38,8 +39,10 @@ def series_metrics(
     grid: list[float],
     alphas: list[float],
     bootstrap: dict[str, Any] | None,
+    costs: list[float] | None = None,
 ) -> dict[str, Any]:
-    """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None)."""
+    """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None), with the
+    effective reliability per cost of `costs` (docs/metrics-extended.md) when given."""
     sc, i = res.scalars, s.index
     point = {k.key: _value(sc[k.key], i) for k in WITH_CI}  # None: undefined (SPEC §9.3)
     v = {key: x for key, x in point.items() if x is not None}
@@ -97,6 +100,11 @@ def series_metrics(
             bootstrap,
         )
     _extra(out, res, i, bootstrap is not None)
+    if costs is not None:
+        out["effective_reliability"] = cost_curves.block(res, i, costs, grid_key)
+        # the area between the oracle's and this curve's selective accuracy over [0, Cmax]:
+        # the same integral as eaurc_population (docs/metrics-extended.md), so the same number
+        out["oracle_gap_area"] = point["eaurc_population"]
     return out
 
 

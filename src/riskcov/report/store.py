@@ -129,6 +129,11 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
         for key in EXTRA_KEYS:  # only when the evaluation computed them
             if key in m:
                 add(key, m[key], ci.get(key))
+        for key, best in m.get("effective_reliability", {}).items():
+            add(f"effective_reliability_{key}", best["value"])
+            add(f"effective_reliability_threshold_{key}", best["threshold"])
+        if "oracle_gap_area" in m:
+            add("oracle_gap_area", m["oracle_gap_area"])
         for k, v in m["interpretation"].items():
             add(k, v)
         for key, point in m["mae_at_coverage"].items():

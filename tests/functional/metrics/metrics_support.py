@@ -14,6 +14,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ SHARED = REPO_ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures"
 DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 DEFAULT_ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
+DEFAULT_COSTS = [0.0, 0.5, 1.0, 2.0, 4.0]
 LOSSES = {
     "abs": {"name": "abs", "definition": "abs(pred - gt)", "raw_multiplier": 1},
     "abs_norm": {"name": "abs_norm", "definition": "abs(pred - gt) / 3", "raw_multiplier": 3},
@@ -480,6 +482,7 @@ class Config:
     grid: Sequence[float] = tuple(DEFAULT_GRID)
     alphas: Sequence[float] = tuple(DEFAULT_ALPHAS)
     estimator: str = "plateau-trapezoid"
+    costs: Sequence[float] = tuple(DEFAULT_COSTS)
 
     @property
     def scale(self) -> int:
@@ -570,6 +573,25 @@ def scalars(
     return out
 
 
+def effective_reliability(points: list[Point], n: int, scale: int, cost: float) -> dict[str, Any]:
+    """The best Phi_c over the plateau points (docs/metrics-extended.md): Phi_c = (k - (1 + c)
+    L) / N with L the accepted loss in loss units, in exact fractions; ties to the fewer
+    accepted; accepting nothing (0, no threshold) unless a point scores above 0."""
+    best: tuple[Fraction, Point | None] = (Fraction(0), None)
+    for p in points:  # most confident first: a later point must score strictly more
+        raw = round(p.gen * n * scale)  # integer losses: the accepted raw loss
+        phi = (Fraction(p.k) - (1 + Fraction(cost)) * Fraction(raw, scale)) / n
+        if phi > best[0]:
+            best = (phi, p)
+    phi, at = best
+    return {
+        "cost": cost,
+        "value": Tol(float(phi), abs(float(phi)) + 1e-15),
+        "threshold": None if at is None else at.thr,
+        "coverage": 0.0 if at is None else Tol(at.cov, at.cov),
+    }
+
+
 def _tol(v: tuple[float | None, float]) -> Tol | None:
     return None if v[0] is None else Tol(v[0], v[1])
 
@@ -624,6 +646,17 @@ def point_metrics(units: list[Unit], n: int, cfg: Config) -> dict[str, Any]:
         "mae_at_coverage": mae,
         "coverage_at_risk": car,
         "bootstrap": {},
+        **(
+            {
+                "effective_reliability": {
+                    key(c): effective_reliability(pts, n, cfg.scale, c) for c in cfg.costs
+                },
+                # the integral of acc_oracle - acc over [0, Cmax]: eaurc_population's integral
+                "oracle_gap_area": _tol(sc["eaurc_population"]),
+            }
+            if cfg.estimator == "plateau-trapezoid"
+            else {}
+        ),
         "curve": {
             "coverage": [p.cov for p in pts],
             "selective_risk": [p.sel for p in pts],
@@ -848,6 +881,7 @@ def expected_artifact(
             "coverage_grid": list(cfg.grid),
             "area_coverage": cfg.area_c,
             "alpha_grid": list(cfg.alphas),
+            "costs": list(cfg.costs),
             "bootstrap_resamples": b,
             "seed": seed,
             "confidence": confidence,

@@ -1,0 +1,37 @@
+-- Effective reliability (docs/metrics-extended.md) per series, replicate and cost c of a list:
+-- each accepted unit scores (1 - loss) - c * loss (with 0/1 losses +1 when right, -c when
+-- wrong), an abstained or rejected one 0, averaged over the N units: at a working point
+-- Phi_c = (k_cum - (1 + c) * L) / N with L the accepted loss in loss units. Per cost the best
+-- threshold: the working point of the largest Phi_c, ties to the fewer accepted units (the
+-- lower plateau), or accepting nothing (Phi_c = 0, threshold NULL, coverage 0) when no point
+-- is above 0. Points are compared by N * loss_scale * Phi_c = k_cum * loss_scale - (1 + c) *
+-- l_cum (raw loss), exact for integer losses and costs such as 0.5, 1, 2, 4, so equal values
+-- tie exactly rather than by the last bit of a ratio.
+-- `points` names working points (rc_points' columns plateau, threshold, k_cum, l_cum,
+-- n_total, coverage), `totals` their rc_totals (for loss_scale).
+CREATE OR REPLACE MACRO rc_effective_reliability(points, totals, costs) AS TABLE
+WITH cost_list AS (
+    SELECT DISTINCT CAST(unnest(costs) AS DOUBLE) AS cost
+),
+blocks AS (
+    SELECT DISTINCT series, replicate FROM query_table(points)
+),
+scaled AS (
+    SELECT p.series, p.replicate, c.cost, p.plateau, p.threshold, p.coverage,
+           p.k_cum * t.loss_scale - (1 + c.cost) * p.l_cum AS gain, t.loss_scale * p.n_total AS scale
+    FROM query_table(points) AS p
+    JOIN query_table(totals) AS t USING (series, replicate)
+    CROSS JOIN cost_list AS c
+),
+ranked AS (
+    SELECT series, replicate, cost, threshold, coverage, gain / scale AS phi,
+           row_number() OVER (PARTITION BY series, replicate, cost ORDER BY gain DESC, plateau) AS rank
+    FROM scaled
+)
+SELECT b.series, b.replicate, c.cost,
+       CASE WHEN r.phi > 0 THEN r.phi ELSE 0.0 END AS phi,
+       CASE WHEN r.phi > 0 THEN r.threshold END AS threshold,
+       CASE WHEN r.phi > 0 THEN r.coverage ELSE 0.0 END AS coverage
+FROM blocks AS b
+CROSS JOIN cost_list AS c
+LEFT JOIN ranked AS r ON r.series = b.series AND r.replicate = b.replicate AND r.cost = c.cost AND r.rank = 1;
