@@ -17,6 +17,7 @@ import numpy as np
 
 from riskcov import __version__
 from riskcov.bootstrap import sample_chunks
+from riskcov.bootstrap.ranks import rank_stability
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.metrics import balanced, chunks, cost_curves, engine
@@ -191,6 +192,11 @@ def run(
             "riskcov_version": __version__,
         },
     }
+    if len(inputs) == 1 and b > 0 and len(variants) >= 2:  # docs/metrics-extended.md
+        rows = [next(s.index for s in kept if s.csf.name == name) for name in variants]
+        art["rank_stability"] = rank_stability(
+            list(variants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
+        )
     if choice.calibration is not None:  # which calibrator made the calibrated variants
         art["calibrator"] = choice.calibration
         art["options"]["calibration"] = opts.calibration

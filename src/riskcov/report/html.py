@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from riskcov.errors import UsageError
-from riskcov.report import svg
+from riskcov.report import rank_tables, svg
 from riskcov.report.curves import merge_identical
 from riskcov.report.report_data import ReportData, Row
 
@@ -126,6 +126,12 @@ def _deltas_table(rows: list[Row]) -> str:
     )
 
 
+def _ranks(rows: list[Row]) -> str:
+    """The rank stability of the CSFs (docs/metrics-extended.md), when the evaluation has it."""
+    drawn = rank_tables.bars(rank_tables.shares_from_rows(rows))
+    return f"<h2>Rank stability</h2>{drawn}" if drawn else ""
+
+
 def render(data: ReportData) -> str:
     """The whole page."""
     from riskcov.report.curves import input_names
@@ -170,6 +176,7 @@ def render(data: ReportData) -> str:
 {svg.legend(merge_identical(data.lines))}
 <h2>Metrics</h2>
 {_metrics_tables(data.rows, labels)}
+{_ranks(data.rows)}
 <h2>Paired deltas</h2>
 {_deltas_table(data.rows)}
 {skipped}

@@ -109,6 +109,11 @@ def blocks(art: dict[str, Any], artifact_path: str | None) -> list[str | Table]:
         out += [_detail(art, name, ci_note) for name in groups]
     else:
         out.append(_ranking(art, list(groups), ci_note))
+    if art.get("rank_stability"):  # docs/metrics-extended.md
+        from riskcov.report import rank_tables
+
+        header, rows = rank_tables.rows(art["rank_stability"])
+        out.append(Table(rank_tables.title(art["rank_stability"]), [(h, True) for h in header], rows))
     for name, same in groups.items():
         if same:
             out.append(f"{', '.join(same)}: the same numbers as {name} (shown once)")

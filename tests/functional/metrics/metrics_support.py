@@ -10,6 +10,7 @@ percentile are used, because SPEC §5 names them as the protocol.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -842,6 +843,7 @@ def expected_artifact(
         population["cmax"] = population["items_predicted"] / n if n else 0.0
     rows = draws(len(pids), b, seed) if b > 0 else np.zeros((0, len(pids)), dtype=int)
     variants: dict[str, Any] = {}
+    aurc_reps: dict[str, list[float]] = {}
     for csf in select(confidence):
         per_side = []
         for side in sides:
@@ -856,10 +858,13 @@ def expected_artifact(
             per_side.append((m, point, reps))
         if len(sides) == 1:
             variants[csf] = per_side[0][0]
+            aurc_reps[csf] = [r["aurc_full"][0] for r in per_side[0][2]]
             continue
         variants[csf] = {"input_0": per_side[0][0], "input_1": per_side[1][0]}
         comparison["deltas"][csf] = deltas(per_side[0][1:], per_side[1][1:], cfg, b)
+    extra = {"rank_stability": rank_stability(aurc_reps, b)} if len(aurc_reps) >= 2 and b > 0 else {}
     return {
+        **extra,
         "schema_version": "1",
         "inputs": [
             {
@@ -887,6 +892,31 @@ def expected_artifact(
             "confidence": confidence,
             "riskcov_version": _version(),
         },
+    }
+
+
+def rank_stability(values: dict[str, list[float]], b: int) -> dict[str, Any]:
+    """docs/metrics-extended.md by counting: rank = 1 + the CSFs with a lower AURC in the
+    replicate; per pair the shares of replicates each wins, p = twice the smaller share of
+    differences <= 0 or >= 0 (at most 1), Holm-adjusted in ascending order."""
+    names = list(values)
+    rank = {c: [1 + sum(values[o][k] < values[c][k] for o in names) for k in range(b)] for c in names}
+    pairs, raw = [], []
+    for x, y in itertools.combinations(names, 2):
+        d = [values[x][k] - values[y][k] for k in range(b)]
+        raw.append(min(1.0, 2 * min(sum(v <= 0 for v in d), sum(v >= 0 for v in d)) / b))
+        pairs.append(
+            {"a": x, "b": y, "a_better": sum(v < 0 for v in d) / b, "b_better": sum(v > 0 for v in d) / b}
+        )
+    order = sorted(range(len(raw)), key=lambda i: (raw[i], i))
+    for pos, i in enumerate(order):
+        pairs[i]["p_value"] = raw[i]
+        pairs[i]["p_holm"] = min(1.0, max((len(raw) - q) * raw[order[q]] for q in range(pos + 1)))
+    return {
+        "metric": "aurc_full",
+        "n_replicates": b,
+        "ranks": {c: [rank[c].count(k) / b for k in range(1, len(names) + 1)] for c in names},
+        "pairs": pairs,
     }
 
 

@@ -1,0 +1,147 @@
+"""Rank stability of CSFs over the bootstrap replicates (docs/metrics-extended.md): evaluate's
+rank_stability against metrics_support's plain oracle over the same cluster draws (AURC per
+replicate by its pure-Python definition, ranks and pairwise shares by counting, the bootstrap
+p-value and Holm's adjustment written out), its console table and report chart."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from metrics_support import Config, Unit, assert_same, draws, rank_stability, scalars
+
+from riskcov.bootstrap.ranks import holm
+
+CSFS = ("a", "b", "c")
+
+
+def _run(seed: int) -> tuple[str, dict[int, list[tuple[dict[str, float | None], int]]]]:
+    """20 samples in 10 clusters, three score columns with ties, 0/1 losses, abstentions."""
+    rng = np.random.RandomState(seed)
+    lines, by_cluster = [], {}
+    for i in range(20):
+        cluster = i % 10
+        abstained = rng.rand() < 0.1
+        scores = {c: None if abstained else float(rng.randint(0, 6)) / 5 for c in CSFS}
+        loss = int(rng.rand() < 0.4)
+        cells = ",".join("" if scores[c] is None else str(scores[c]) for c in CSFS)
+        lines.append(f"{i},{cluster},{cells},{1 - loss},{str(abstained).lower()}")
+        by_cluster.setdefault(cluster, []).append((scores, loss))
+    head = "sample_id,cluster," + ",".join(f"confidence_{c}" for c in CSFS) + ",correct,abstained\n"
+    return head + "\n".join(lines) + "\n", by_cluster
+
+
+def _aurc(by_cluster: dict[int, Any], clusters: list[int], csf: str) -> float:
+    units, n = [], 0
+    for j, c in enumerate(clusters):
+        for idx, (scores, loss) in enumerate(by_cluster[c]):
+            n += 1
+            if scores[csf] is not None:
+                units.append(Unit(scores[csf], loss, j, idx))
+    value = scalars(units, n, Config(loss="abs"))["aurc_full"][0]
+    assert value is not None
+    return value
+
+
+def holm_by_hand(p: list[float]) -> list[float]:
+    """Holm: reject in ascending order while p_(i) <= alpha / (M - i + 1); the adjusted p of the
+    i-th smallest is the largest (M - j + 1) p_(j) over j <= i, capped at 1."""
+    order = sorted(range(len(p)), key=lambda i: (p[i], i))
+    out = [0.0] * len(p)
+    for pos, i in enumerate(order):
+        out[i] = min(1.0, max((len(p) - q) * p[order[q]] for q in range(pos + 1)))
+    return out
+
+
+@given(st.lists(st.sampled_from([0.0, 0.01, 0.02, 0.04, 0.3, 0.5, 1.0]), min_size=1, max_size=8))
+def test_holm_equals_the_textbook_adjustment(p):
+    assert holm(p) == pytest.approx(holm_by_hand(p), rel=1e-15)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_ranks_and_pairs_equal_the_oracle_over_the_same_draws(tmp_path, run_cli, seed):
+    text, by_cluster = _run(seed)
+    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
+    src.write_text(text)
+    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    b = 60
+    r = run_cli(
+        [
+            "evaluate",
+            "--input",
+            "run",
+            "--warehouse",
+            wh,
+            "--confidence",
+            "all",
+            "--json",
+            "--bootstrap-resamples",
+            str(b),
+            "--seed",
+            str(seed),
+        ]
+    )
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    got = json.loads(r.stdout)["rank_stability"]
+    pids = sorted(by_cluster)
+    rows = draws(len(pids), b, seed)
+    values = {c: [_aurc(by_cluster, [pids[j] for j in row], c) for row in rows] for c in CSFS}
+    assert_same(rank_stability(values, b), got)
+    assert [pair["p_holm"] for pair in got["pairs"]] == pytest.approx(
+        holm_by_hand([pair["p_value"] for pair in got["pairs"]]), rel=1e-15
+    )
+
+
+def test_the_console_shows_it_and_the_report_draws_it(tmp_path, run_cli):
+    text, _ = _run(5)
+    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
+    src.write_text(text)
+    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    out = tmp_path / "art.json"
+    r = run_cli(
+        [
+            "evaluate",
+            "--input",
+            "run",
+            "--warehouse",
+            wh,
+            "--confidence",
+            "all",
+            "--bootstrap-resamples",
+            "40",
+            "--output",
+            out,
+        ]
+    )
+    assert r.exit_code == 0, r.stderr
+    assert "rank stability of aurc_full, 40 replicates (rank 1 = lowest)" in r.stdout
+    ranks = json.loads(out.read_text())["rank_stability"]["ranks"]
+    report = tmp_path / "report.html"
+    assert run_cli(["report", "--artifact", out, "--output", report]).exit_code == 0
+    page = report.read_text()
+    for csf, shares in ranks.items():
+        for k, share in enumerate(shares, start=1):
+            assert f'data-rank="{k}" data-share="{share!r}"' in page, (csf, k)
+    # the stored evaluation's report draws the same bars from the warehouse's rows
+    stored = tmp_path / "stored.html"
+    assert run_cli(["report", "--evaluation", "1", "--warehouse", wh, "--output", stored]).exit_code == 0
+    assert page[page.index('<svg xmlns="http://www.w3.org/2000/svg" width="620"') :].split("</svg>")[0] in (
+        stored.read_text()
+    )
+
+
+def test_one_csf_or_no_bootstrap_has_no_rank_stability(tmp_path, run_cli):
+    text, _ = _run(6)
+    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
+    src.write_text(text)
+    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    for args in (
+        ["--confidence", "a", "--bootstrap-resamples", "20"],
+        ["--confidence", "all", "--bootstrap-resamples", "0"],
+    ):
+        r = run_cli(["evaluate", "--input", "run", "--warehouse", wh, "--json", *args])
+        assert r.exit_code == 0 and "rank_stability" not in json.loads(r.stdout)
