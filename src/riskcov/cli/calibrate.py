@@ -27,7 +27,7 @@ def calibrate(
     output: Annotated[Path | None, typer.Option(help="Also write the calibrator JSON here.")] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Fit a calibrator (SPEC §11) on one experiment's predicted items and store it."""
+    """Fit a calibrator (docs/calibration.md) on one experiment's predicted items and store it."""
     from riskcov.calibration.command import CalibrateOptions
     from riskcov.calibration.command import calibrate as fit_and_store
 

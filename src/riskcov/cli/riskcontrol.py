@@ -1,4 +1,4 @@
-"""`riskcov risk-control`, `riskcov ood` and `riskcov compare` (seed 004's suite, SPEC §10)."""
+"""`riskcov risk-control`, `riskcov ood` and `riskcov compare` (docs/risk-control.md)."""
 
 from pathlib import Path
 from typing import Annotated, Any
@@ -151,7 +151,7 @@ def compare(
     output: OutputOpt = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Seed 004's comparison table: one row per method, mean ± std over its seeds."""
+    """The method comparison table: one row per method, mean ± std over its seeds."""
     from riskcov.riskcontrol import compare as cmp
     from riskcov.riskcontrol import render
 

@@ -23,7 +23,7 @@ from riskcov.scoring.csf import BASE, Csf
 if TYPE_CHECKING:  # user_csf imports sqlglot, slow to import: only where an expression is compiled
     from riskcov.scoring.user_csf import CompiledExpression
 
-# selectors of calibrated CSFs (SPEC §11): not available as names of the user's own
+# selectors of calibrated CSFs (docs/calibration.md): not available as names of the user's own
 CALIBRATED = ("calibrated", "verbalized_calibrated")
 
 
@@ -44,7 +44,7 @@ def as_csf(name: str, compiled: CompiledExpression) -> Csf:
 def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether migration 0005 made `user_csfs`: a lookup of that one name (a missing table
     leaves an open transaction usable), not duckdb_tables(), whose first call on a
-    connection costs ~12 ms of every warehouse open."""
+    connection is slow enough to show in every warehouse open."""
     try:
         con.table("user_csfs")
     except duckdb.CatalogException:
