@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import riskcov.publish  # noqa: F401  (binds the real warehouse.connect before a test patches it)
 from riskcov.cli import app
+from shared_folder import FIXTURES, SHARED, missing
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,11 +121,11 @@ def paired_artifact(mk: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The shared folder next to the repo (SPEC.md, fixtures/); skip when it is not there."""
-    path = REPO_ROOT.parent / "shared"
-    if not (path / "fixtures").is_dir():
-        pytest.skip(f"{path}/fixtures is not available")
-    return path
+    """The shared folder next to the repo (its fixtures/); skip when it is not there, or fail
+    under CI=true (tests/shared_folder.py)."""
+    if not FIXTURES.is_dir():
+        missing(FIXTURES)
+    return SHARED
 
 
 @pytest.fixture
