@@ -19,7 +19,7 @@ from riskcov.cli.selection import (
     criteria,
 )
 from riskcov.errors import UsageError
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 
 @app.command()
