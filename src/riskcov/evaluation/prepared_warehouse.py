@@ -2,8 +2,8 @@
 stage's SQL objects installed (the macros and views of `sql/`, the CSF view generated from the
 scoring registry and the user's stored CSFs, the metric tables recomputed when these change).
 
-The storage layer (`riskcov.warehouse`) knows the file; this module knows what the pipeline puts
-in it, so it sits above scoring and metrics."""
+The storage layer knows the file; this module knows what the pipeline puts in it, so it sits
+above scoring and metrics (docs/architecture.md)."""
 
 from __future__ import annotations
 
