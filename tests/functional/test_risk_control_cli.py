@@ -138,6 +138,7 @@ def test_risk_control_stores_the_json_rows(run, warehouse_path, run_cli, sql, tm
         "test_split": "test",
         "violation_margin": 0.1,
         "confidence": None,
+        "split_seed": 0,
     }
 
 
@@ -308,9 +309,9 @@ def _aurc(conf: list[float], loss: list[float]) -> float:
             "--bound bentkus: expected one of binomial, hoeffding, hoeffding-bentkus",
         ),
         (
-            ["risk-control", "--procedure", "holm"],
+            ["risk-control", "--procedure", "sidak"],
             2,
-            "--procedure holm: expected one of fixed-sequence, bonferroni",
+            "--procedure sidak: expected one of fixed-sequence, bonferroni, holm, split-fixed-sequence",
         ),
         (
             ["risk-control", "--cal-split", "test"],

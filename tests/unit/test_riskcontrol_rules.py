@@ -283,8 +283,8 @@ def test_targets_above_cmax_are_dropped_and_duplicates_merged():
 
 def test_rule_errors():
     pts = Points(np.array([0.9]), np.array([2]), np.array([1.0]), 4)
-    with pytest.raises(UsageError, match=r"^unknown procedure 'holm'"):
-        certify(pts, 0.1, 0.1, procedure="holm")
+    with pytest.raises(UsageError, match=r"^unknown procedure 'sidak'"):
+        certify(pts, 0.1, 0.1, procedure="sidak")
     with pytest.raises(UsageError, match=r"^unknown bound 'chernoff'"):
         certify(pts, 0.1, 0.1, bound="chernoff")
     with pytest.raises(UsageError, match=r"^--candidates must be a positive integer, got 0"):

@@ -58,8 +58,18 @@ def risk_control(
     bound: Annotated[
         str, typer.Option(help="hoeffding-bentkus, hoeffding or binomial (0/1 losses).")
     ] = "hoeffding-bentkus",
-    procedure: Annotated[str, typer.Option(help="fixed-sequence or bonferroni.")] = "fixed-sequence",
+    procedure: Annotated[
+        str,
+        typer.Option(
+            "--procedure",
+            "--fwer",
+            help="FWER control: fixed-sequence, bonferroni, holm or split-fixed-sequence.",
+        ),
+    ] = "fixed-sequence",
     candidates: Annotated[int, typer.Option(help="Candidate thresholds G (coverage g/G).")] = 20,
+    split_seed: Annotated[
+        int, typer.Option(help="split-fixed-sequence: the seed that halves the cal samples.")
+    ] = 0,
     cal_split: Annotated[str, typer.Option(help="Split the thresholds are fit on.")] = "cal",
     test_split: Annotated[str, typer.Option(help="Split they are checked on.")] = "test",
     violation_margin: Annotated[
@@ -85,6 +95,7 @@ def risk_control(
         test_split=test_split,
         violation_margin=violation_margin,
         confidence=confidence,
+        split_seed=split_seed,
     )
     opts.check()  # usage errors before the warehouse is opened
     with open_warehouse(warehouse) as con:

@@ -24,13 +24,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from riskcov.errors import InputError, UsageError
+from riskcov.riskcontrol import fwer
 from riskcov.riskcontrol.bounds import BOUNDS, check_level, p_value
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 BoolArray = np.ndarray[Any, np.dtype[np.bool_]]
 
-PROCEDURES = ("fixed-sequence", "bonferroni")
+PROCEDURES = ("fixed-sequence", "bonferroni", "holm", "split-fixed-sequence")
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class Choice:
     generalized_risk: float
     candidates: tuple[int, ...] = ()
     p_values: tuple[float, ...] = ()
+    rejected: tuple[bool, ...] = ()
 
 
 class Applied(NamedTuple):
@@ -139,10 +141,14 @@ def working_points(confidences: FloatArray, losses: FloatArray, abstained: BoolA
 
 
 def _choice(
-    points: Points, index: int | None, cands: tuple[int, ...] = (), ps: tuple[float, ...] = ()
+    points: Points,
+    index: int | None,
+    cands: tuple[int, ...] = (),
+    ps: tuple[float, ...] = (),
+    rejected: tuple[bool, ...] = (),
 ) -> Choice:
     if index is None:
-        return Choice(None, None, 0.0, 0.0, 0.0, cands, ps)
+        return Choice(None, None, 0.0, 0.0, 0.0, cands, ps, rejected)
     return Choice(
         index,
         float(points.threshold[index]),
@@ -151,6 +157,7 @@ def _choice(
         float(points.loss_cum[index] / points.n_total),
         cands,
         ps,
+        rejected,
     )
 
 
@@ -178,11 +185,14 @@ def certify(
     bound: str = "hoeffding-bentkus",
     procedure: str = "fixed-sequence",
     n_candidates: int = 20,
+    split: tuple[Points, Points] | None = None,
 ) -> Choice:
-    """The certified threshold: test the candidates' "risk > alpha" p-values against δ.
-
-    fixed-sequence: in order from the most conservative while p ≤ δ, keeping the last
-    passed; bonferroni: the highest-coverage candidate with p ≤ δ / #candidates.
+    """The certified threshold: the highest-coverage candidate whose "risk > alpha" null the
+    procedure rejects at δ (riskcontrol/fwer.py): fixed-sequence (in order from the most
+    conservative while p ≤ δ), bonferroni (p ≤ δ / #candidates), holm (step-down), or
+    split-fixed-sequence, which needs `split`, the working points of the cal split's two
+    halves: the first half's p-values order the candidates, the second half's are tested in
+    that order (the candidates and the reported p-values are the second half's).
 
     >>> pts = Points(np.array([0.9, 0.8]), np.array([40, 80]), np.array([0.0, 8.0]), 80)
     >>> certify(pts, 0.1, 0.1, "binomial", n_candidates=2).index
@@ -195,17 +205,29 @@ def certify(
     if procedure not in PROCEDURES:
         raise UsageError(f"unknown procedure {procedure!r}; expected one of {', '.join(PROCEDURES)}")
     cands = tuple(int(i) for i in candidates(points.coverage, n_candidates))
-    ps = tuple(p_value(bound, float(points.loss_cum[i]), int(points.k_cum[i]), alpha) for i in cands)
-    chosen: int | None = None
-    if procedure == "fixed-sequence":
-        for i, p in zip(cands, ps, strict=True):
-            if p > delta:
-                break
-            chosen = i
+    if procedure == "split-fixed-sequence":
+        if split is None:
+            raise ValueError("split-fixed-sequence needs the working points of the two halves")
+        first, second = (_p_at(half, points, cands, bound, alpha) for half in split)
+        rejected = fwer.split_fixed_sequence(first, second, delta)
+        ps = second
     else:
-        passed = [i for i, p in zip(cands, ps, strict=True) if p <= delta / len(cands)]
-        chosen = passed[-1] if passed else None  # candidates rise in coverage
-    return _choice(points, chosen, cands, ps)
+        ps = tuple(p_value(bound, float(points.loss_cum[i]), int(points.k_cum[i]), alpha) for i in cands)
+        test = {"fixed-sequence": fwer.fixed_sequence, "bonferroni": fwer.bonferroni, "holm": fwer.holm}
+        rejected = test[procedure](ps, delta) if cands else []
+    passed = [i for i, ok in zip(cands, rejected, strict=True) if ok]
+    chosen = passed[-1] if passed else None  # candidates rise in coverage
+    return _choice(points, chosen, cands, ps, tuple(rejected))
+
+
+def _p_at(half: Points, whole: Points, cands: tuple[int, ...], bound: str, alpha: float) -> tuple[float, ...]:
+    """The p-values of a half of the cal samples at the candidates' thresholds (1 where the
+    half accepts nothing there)."""
+    out = []
+    for i in cands:
+        at = int(np.searchsorted(-half.threshold, -whole.threshold[i], side="right")) - 1
+        out.append(1.0 if at < 0 else p_value(bound, float(half.loss_cum[at]), int(half.k_cum[at]), alpha))
+    return tuple(out)
 
 
 def uncertified(points: Points, alpha: float) -> Choice:

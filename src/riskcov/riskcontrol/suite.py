@@ -14,7 +14,7 @@ from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.report.artifact import write
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import rules
+from riskcov.riskcontrol import fwer, rules
 from riskcov.riskcontrol.bounds import BOUNDS, check_level, check_losses
 from riskcov.riskcontrol.store import record_command
 
@@ -38,6 +38,18 @@ RESULT_COLUMNS = (
     "violated_margin",
 )
 
+P_VALUE_COLUMNS = (
+    "method",
+    "seed",
+    "alpha",
+    "candidate",
+    "threshold",
+    "cal_coverage",
+    "accepted",
+    "p_value",
+    "rejected",
+)
+
 
 @dataclass
 class Options:
@@ -54,6 +66,7 @@ class Options:
     test_split: str = "test"
     violation_margin: float | None = None
     confidence: str | None = None
+    split_seed: int = 0  # split-fixed-sequence: which cal samples order the candidates
 
     def check(self) -> None:
         if not self.inputs:
@@ -113,9 +126,26 @@ def _loaded(con: duckdb.DuckDBPyConnection, e: ex.Experiment, csf: str, bound: s
     return data
 
 
-def _choose(points: rules.Points, rule: str, alpha: float, opts: Options) -> rules.Choice:
+def _halves(cal: ex.Samples, opts: Options) -> tuple[rules.Points, rules.Points] | None:
+    """split-fixed-sequence's two halves of the cal samples (fwer.halves), as working points."""
+    if opts.procedure != "split-fixed-sequence":
+        return None
+    first = fwer.halves(len(cal.confidence), opts.split_seed)
+    return (
+        rules.working_points(cal.confidence[first], cal.loss[first], cal.abstained[first]),
+        rules.working_points(cal.confidence[~first], cal.loss[~first], cal.abstained[~first]),
+    )
+
+
+def _choose(
+    points: rules.Points,
+    rule: str,
+    alpha: float,
+    opts: Options,
+    split: tuple[rules.Points, rules.Points] | None = None,
+) -> rules.Choice:
     if rule == "certified":
-        return rules.certify(points, alpha, opts.delta, opts.bound, opts.procedure, opts.candidates)
+        return rules.certify(points, alpha, opts.delta, opts.bound, opts.procedure, opts.candidates, split)
     if rule == "uncertified":
         return rules.uncertified(points, alpha)
     return rules.crc(points, alpha)
@@ -127,18 +157,24 @@ def seed_rows(
     csf: str,
     opts: Options,
     wanted: tuple[str, ...] = RULES,
+    tested: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per (method, seed, alpha, rule): the cal choice and its test outcome."""
-    rows = []
+    """One row per (method, seed, alpha, rule): the cal choice and its test outcome; with
+    `tested`, the certified rule's candidates and p-values are appended to it."""
+    rows: list[dict[str, Any]] = []
+    tested = [] if tested is None else tested
     for (method, seed), (cal_e, test_e) in pairs(found, opts.cal_split, opts.test_split).items():
         cal, test = _loaded(con, cal_e, csf, opts.bound), _loaded(con, test_e, csf, opts.bound)
         try:
             points = rules.working_points(cal.confidence, cal.loss, cal.abstained)
+            split = _halves(cal, opts)
         except InputError as exc:
             raise ex.named(cal_e, exc) from None
         for alpha in opts.alphas:
             for rule in wanted:
-                choice = _choose(points, rule, alpha, opts)
+                choice = _choose(points, rule, alpha, opts, split)
+                if rule == "certified":
+                    tested.extend(_tested(method, seed, alpha, points, choice))
                 got = rules.apply(choice.threshold, test.confidence, test.loss, test.abstained)
                 rows.append(
                     {
@@ -159,6 +195,27 @@ def seed_rows(
                     }
                 )
     return rows
+
+
+def _tested(
+    method: str, seed: int, alpha: float, points: rules.Points, choice: rules.Choice
+) -> list[dict[str, Any]]:
+    """The certified rule's candidates: threshold, cal coverage and accepted count, p-value and
+    whether the procedure rejected "risk > alpha" there."""
+    return [
+        {
+            "method": method,
+            "seed": seed,
+            "alpha": alpha,
+            "candidate": n,
+            "threshold": float(points.threshold[i]),
+            "cal_coverage": float(points.coverage[i]),
+            "accepted": int(points.k_cum[i]),
+            "p_value": p,
+            "rejected": ok,
+        }
+        for n, (i, p, ok) in enumerate(zip(choice.candidates, choice.p_values, choice.rejected, strict=True))
+    ]
 
 
 def summarise(
@@ -189,7 +246,8 @@ def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any
     chosen = [e for e in found if e.key.domain == "id" and e.key.split in (opts.cal_split, opts.test_split)]
     pairs(found, opts.cal_split, opts.test_split)  # what is missing, before which column to read
     csf = ex.choose_csf(con, chosen, opts.confidence)
-    rows, summary = summarise(seed_rows(con, found, csf, opts), opts.violation_margin)
+    tested: list[dict[str, Any]] = []
+    rows, summary = summarise(seed_rows(con, found, csf, opts, tested=tested), opts.violation_margin)
     return {
         "command": "risk-control",
         "inputs": sorted({e.run_id for e in chosen}),
@@ -197,6 +255,7 @@ def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any
         "options": opts.recorded(),
         "rows": rows,
         "summary": summary,
+        "p_values": tested,
     }
 
 
@@ -214,6 +273,12 @@ def risk_control_and_store(
             f"VALUES (?, {', '.join('?' for _ in RESULT_COLUMNS)})",
             [[command_id, *(r[c] for c in RESULT_COLUMNS)] for r in doc["rows"]],
         )
+        if doc["p_values"]:
+            con.executemany(
+                f"INSERT INTO risk_control_p_values (command_id, procedure, {', '.join(P_VALUE_COLUMNS)}) "
+                f"VALUES (?, ?, {', '.join('?' for _ in P_VALUE_COLUMNS)})",
+                [[command_id, opts.procedure, *(r[c] for c in P_VALUE_COLUMNS)] for r in doc["p_values"]],
+            )
         full = {"command_id": command_id, **doc}
         if output is not None:  # last, inside the transaction: no file unless stored, and vice versa
             write(full, output)

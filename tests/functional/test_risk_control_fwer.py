@@ -1,0 +1,149 @@
+"""FWER procedures of the certified rule (docs/risk-control.md): Holm and split fixed-sequence
+against plain oracles written from their definitions, and the stored per-candidate p-values of
+`risk-control --fwer ...`."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import duckdb
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from riskcov.riskcontrol import fwer
+
+# p-values and delta = 0.1 chosen so that no p equals delta / k for k <= 6 (no boundary ties)
+P_VALUES = st.lists(st.sampled_from([0.001, 0.013, 0.027, 0.049, 0.11, 0.5]), min_size=1, max_size=6)
+
+
+@given(P_VALUES)
+def test_holm_rejects_what_the_step_down_definition_rejects(p):
+    """H_(i), the i-th smallest, is rejected iff p_(j) <= delta / (M - j + 1) for every j <= i."""
+    order = sorted(range(len(p)), key=lambda j: (p[j], j))
+    expected = [False] * len(p)
+    for pos, i in enumerate(order):
+        expected[i] = all(Fraction(p[order[q]]) * (len(p) - q) <= Fraction(1, 10) for q in range(pos + 1))
+    assert fwer.holm(p, 0.1) == expected
+
+
+@given(P_VALUES, P_VALUES)
+def test_split_fixed_sequence_tests_the_second_half_in_the_first_halfs_order(first, second):
+    n = min(len(first), len(second))
+    first, second = first[:n], second[:n]
+    order = sorted(range(n), key=lambda j: (first[j], -j))  # ascending, ties to higher coverage
+    expected, going = [False] * n, True
+    for j in order:
+        going = going and second[j] <= 0.1
+        expected[j] = going
+    assert fwer.split_fixed_sequence(first, second, 0.1) == expected
+
+
+def _hoeffding(loss: float, k: int, alpha: float) -> float:
+    return 1.0 if k == 0 else math.exp(-2 * k * max(alpha - loss / k, 0.0) ** 2)
+
+
+def test_split_fixed_sequence_end_to_end_stores_the_second_halfs_p_values(tmp_path, run_cli):
+    rng = np.random.RandomState(11)
+    cal = [(float(rng.randint(0, 20)) / 20, int(rng.rand() < 0.15)) for _ in range(60)]
+    lines = ["method,seed,split,domain,sample_id,confidence,loss"]
+    lines += [f"m,1,cal,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
+    lines += [f"m,1,test,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal[:20])]
+    src = tmp_path / "rc.csv"
+    src.write_text("\n".join(lines) + "\n")
+    wh = tmp_path / "w.duckdb"
+    r = run_cli(
+        [
+            "risk-control",
+            "--input",
+            src,
+            "--warehouse",
+            wh,
+            "--alpha",
+            "0.3",
+            "--bound",
+            "hoeffding",
+            "--candidates",
+            "6",
+            "--fwer",
+            "split-fixed-sequence",
+            "--json",
+        ]
+    )
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    doc = json.loads(r.stdout)
+    # the definition: halves by RandomState(0).permutation, candidates from the whole cal split
+    first = np.zeros(len(cal), dtype=bool)
+    first[np.random.RandomState(0).permutation(len(cal))[: len(cal) // 2]] = True
+    thresholds = sorted({c for c, _ in cal}, reverse=True)
+    k_at = {t: sum(c >= t for c, _ in cal) for t in thresholds}
+    cands = []
+    for g in range(1, 7):
+        hit = next((t for t in thresholds if k_at[t] / len(cal) >= g / 6), None)
+        if hit is not None and hit not in cands:
+            cands.append(hit)
+
+    def p_half(mask: np.ndarray, t: float) -> float:
+        accepted = [loss for (c, loss), keep in zip(cal, mask, strict=True) if keep and c >= t]
+        return _hoeffding(float(sum(accepted)), len(accepted), 0.3)
+
+    p1 = [p_half(first, t) for t in cands]
+    p2 = [p_half(~first, t) for t in cands]
+    rejected = fwer.split_fixed_sequence(p1, p2, 0.1)
+    got = [(row["threshold"], row["p_value"], row["rejected"]) for row in doc["p_values"]]
+    assert got == [(t, pytest.approx(p, rel=1e-12), ok) for t, p, ok in zip(cands, p2, rejected, strict=True)]
+    certified = next(row for row in doc["rows"] if row["rule"] == "certified")
+    passed = [t for t, ok in zip(cands, rejected, strict=True) if ok]
+    assert certified["threshold"] == (passed[-1] if passed else None)
+    con = duckdb.connect(str(wh), read_only=True)
+    try:
+        stored = con.execute(
+            "SELECT procedure, threshold, p_value, rejected FROM risk_control_p_values ORDER BY candidate"
+        ).fetchall()
+    finally:
+        con.close()
+    assert stored == [("split-fixed-sequence", t, p, ok) for t, p, ok in got]
+
+
+@pytest.mark.parametrize("procedure", ["holm", "bonferroni", "fixed-sequence"])
+def test_each_procedure_picks_the_highest_coverage_rejected_candidate(tmp_path, run_cli, procedure):
+    cal = [(0.95 - 0.01 * i, int(i % 7 == 6)) for i in range(80)]
+    lines = ["method,seed,split,domain,sample_id,confidence,loss"]
+    lines += [f"m,1,cal,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
+    lines += [f"m,1,test,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
+    src = tmp_path / "rc.csv"
+    src.write_text("\n".join(lines) + "\n")
+    r = run_cli(
+        [
+            "risk-control",
+            "--input",
+            src,
+            "--warehouse",
+            tmp_path / "w.duckdb",
+            "--alpha",
+            "0.3",
+            "--bound",
+            "hoeffding",
+            "--candidates",
+            "8",
+            "--fwer",
+            procedure,
+            "--json",
+        ]
+    )
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    doc = json.loads(r.stdout)
+    p = [row["p_value"] for row in doc["p_values"]]
+    for row in doc["p_values"]:  # the whole cal split's p-values
+        accepted = [loss for c, loss in cal if c >= row["threshold"]]
+        assert row["p_value"] == pytest.approx(
+            _hoeffding(float(sum(accepted)), len(accepted), 0.3), rel=1e-12
+        )
+    test = {"holm": fwer.holm, "bonferroni": fwer.bonferroni, "fixed-sequence": fwer.fixed_sequence}
+    assert [row["rejected"] for row in doc["p_values"]] == test[procedure](p, 0.1)
+    passed = [row["threshold"] for row in doc["p_values"] if row["rejected"]]
+    certified = next(row for row in doc["rows"] if row["rule"] == "certified")
+    assert certified["threshold"] == (passed[-1] if passed else None)
