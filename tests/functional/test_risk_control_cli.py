@@ -139,6 +139,7 @@ def test_risk_control_stores_the_json_rows(run, warehouse_path, run_cli, sql, tm
         "violation_margin": 0.1,
         "confidence": None,
         "split_seed": 0,
+        "risks": [],
     }
 
 

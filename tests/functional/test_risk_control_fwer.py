@@ -147,3 +147,57 @@ def test_each_procedure_picks_the_highest_coverage_rejected_candidate(tmp_path, 
     passed = [row["threshold"] for row in doc["p_values"] if row["rejected"]]
     certified = next(row for row in doc["rows"] if row["rule"] == "certified")
     assert certified["threshold"] == (passed[-1] if passed else None)
+
+
+def test_several_risks_at_once_take_the_largest_p_value(tmp_path, run_cli):
+    """--risk selective:0.3 --risk coverage_loss:0.5: p(t) = max of the selective risk's
+    Hoeffding p-value (n = accepted) and the rejected share's (n = all cal samples)."""
+    cal = [(round(0.999 - 0.002 * i, 3), int(i % 10 == 9)) for i in range(400)]
+    lines = ["method,seed,split,domain,sample_id,confidence,loss"]
+    lines += [f"m,1,cal,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
+    lines += [f"m,1,test,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
+    src = tmp_path / "rc.csv"
+    src.write_text("\n".join(lines) + "\n")
+    r = run_cli(
+        [
+            "risk-control",
+            "--input",
+            src,
+            "--warehouse",
+            tmp_path / "w.duckdb",
+            "--risk",
+            "selective:0.3",
+            "--risk",
+            "coverage_loss:0.5",
+            "--bound",
+            "hoeffding",
+            "--candidates",
+            "10",
+            "--fwer",
+            "holm",
+            "--json",
+        ]
+    )
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["options"]["alphas"] == [0.3] and {row["alpha"] for row in doc["rows"]} == {0.3}
+    n = len(cal)
+    for row in doc["p_values"]:
+        accepted = [loss for c, loss in cal if c >= row["threshold"]]
+        k = len(accepted)
+        expected = max(_hoeffding(float(sum(accepted)), k, 0.3), _hoeffding(float(n - k), n, 0.5))
+        assert row["p_value"] == pytest.approx(expected, rel=1e-12)
+    # the coverage constraint binds: low-coverage candidates cannot be certified (which is why
+    # fixed-sequence, starting from the most conservative candidate, certifies nothing here)
+    assert not any(row["rejected"] for row in doc["p_values"] if row["cal_coverage"] < 0.5)
+    assert any(row["rejected"] for row in doc["p_values"])
+
+
+def test_a_bad_risk_is_refused(tmp_path, run_cli):
+    r = run_cli(
+        ["risk-control", "--input", "x", "--warehouse", tmp_path / "w.duckdb", "--risk", "recall:0.1"]
+    )
+    assert (r.exit_code, r.stderr.strip()) == (
+        2,
+        "error: --risk recall:0.1: the kind is one of selective, generalized, coverage_loss",
+    )

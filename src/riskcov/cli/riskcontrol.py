@@ -70,6 +70,14 @@ def risk_control(
     split_seed: Annotated[
         int, typer.Option(help="split-fixed-sequence: the seed that halves the cal samples.")
     ] = 0,
+    risks: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--risk",
+            help="Risks certified together, kind:level (selective, generalized, coverage_loss); repeatable.",
+            show_default=False,
+        ),
+    ] = None,
     cal_split: Annotated[str, typer.Option(help="Split the thresholds are fit on.")] = "cal",
     test_split: Annotated[str, typer.Option(help="Split they are checked on.")] = "test",
     violation_margin: Annotated[
@@ -96,6 +104,7 @@ def risk_control(
         violation_margin=violation_margin,
         confidence=confidence,
         split_seed=split_seed,
+        risks=risks or [],
     )
     opts.check()  # usage errors before the warehouse is opened
     with open_warehouse(warehouse) as con:

@@ -186,8 +186,10 @@ def certify(
     procedure: str = "fixed-sequence",
     n_candidates: int = 20,
     split: tuple[Points, Points] | None = None,
+    extra: tuple[tuple[str, float], ...] = (),
 ) -> Choice:
-    """The certified threshold: the highest-coverage candidate whose "risk > alpha" null the
+    """The certified threshold: the highest-coverage candidate whose "risk > alpha" null (with
+    `extra` risks, (kind, level) of RISKS, every one of them: p = the largest, family_p) the
     procedure rejects at δ (riskcontrol/fwer.py): fixed-sequence (in order from the most
     conservative while p ≤ δ), bonferroni (p ≤ δ / #candidates), holm (step-down), or
     split-fixed-sequence, which needs `split`, the working points of the cal split's two
@@ -208,11 +210,14 @@ def certify(
     if procedure == "split-fixed-sequence":
         if split is None:
             raise ValueError("split-fixed-sequence needs the working points of the two halves")
-        first, second = (_p_at(half, points, cands, bound, alpha) for half in split)
+        first, second = (_p_at(half, points, cands, bound, alpha, extra) for half in split)
         rejected = fwer.split_fixed_sequence(first, second, delta)
         ps = second
     else:
-        ps = tuple(p_value(bound, float(points.loss_cum[i]), int(points.k_cum[i]), alpha) for i in cands)
+        ps = tuple(
+            family_p(bound, float(points.loss_cum[i]), int(points.k_cum[i]), points.n_total, alpha, extra)
+            for i in cands
+        )
         test = {"fixed-sequence": fwer.fixed_sequence, "bonferroni": fwer.bonferroni, "holm": fwer.holm}
         rejected = test[procedure](ps, delta) if cands else []
     passed = [i for i, ok in zip(cands, rejected, strict=True) if ok]
@@ -220,13 +225,46 @@ def certify(
     return _choice(points, chosen, cands, ps, tuple(rejected))
 
 
-def _p_at(half: Points, whole: Points, cands: tuple[int, ...], bound: str, alpha: float) -> tuple[float, ...]:
-    """The p-values of a half of the cal samples at the candidates' thresholds (1 where the
-    half accepts nothing there)."""
+RISKS = ("selective", "generalized", "coverage_loss")
+
+
+def family_p(
+    bound: str, loss: float, k: int, n_total: int, alpha: float, extra: tuple[tuple[str, float], ...] = ()
+) -> float:
+    """The p-value of "some risk is above its level" at a threshold accepting k of n_total cal
+    samples with loss sum `loss`: the largest of the selective risk's at alpha (tested with
+    n = k; 1 when nothing is accepted) and each extra risk's: `selective` likewise,
+    `generalized` (the accepted loss over all n_total samples, n = n_total), `coverage_loss`
+    (the share rejected, 1 - coverage: n_total - k losses of 1 among n_total).
+
+    >>> family_p("hoeffding", 0.0, 50, 100, 0.1, (("coverage_loss", 0.3),)) == math.exp(-2 * 100 * 0.2**2)
+    True
+    """
+    ps = [p_value(bound, loss, k, alpha) if k else 1.0]
+    for kind, level in extra:
+        if kind == "selective":
+            ps.append(p_value(bound, loss, k, level) if k else 1.0)
+        elif kind == "generalized":
+            ps.append(p_value(bound, loss, n_total, level))
+        else:
+            ps.append(p_value(bound, float(n_total - k), n_total, level))
+    return max(ps)
+
+
+def _p_at(
+    half: Points,
+    whole: Points,
+    cands: tuple[int, ...],
+    bound: str,
+    alpha: float,
+    extra: tuple[tuple[str, float], ...],
+) -> tuple[float, ...]:
+    """The p-values of a half of the cal samples at the candidates' thresholds."""
     out = []
     for i in cands:
         at = int(np.searchsorted(-half.threshold, -whole.threshold[i], side="right")) - 1
-        out.append(1.0 if at < 0 else p_value(bound, float(half.loss_cum[at]), int(half.k_cum[at]), alpha))
+        k, loss = (0, 0.0) if at < 0 else (int(half.k_cum[at]), float(half.loss_cum[at]))
+        out.append(family_p(bound, loss, k, half.n_total, alpha, extra))
     return tuple(out)
 
 

@@ -67,8 +67,32 @@ class Options:
     violation_margin: float | None = None
     confidence: str | None = None
     split_seed: int = 0  # split-fixed-sequence: which cal samples order the candidates
+    risks: list[str] = field(default_factory=list)  # --risk kind:level, controlled together
+
+    def extra_risks(self) -> tuple[tuple[str, float], ...]:
+        """The --risk entries other than selective ones (those set --alpha), as (kind, level)."""
+        return tuple((k, v) for k, v in self._risks() if k != "selective")
+
+    def _risks(self) -> list[tuple[str, float]]:
+        out = []
+        for text in self.risks:
+            kind, _, level = text.partition(":")
+            try:
+                value = float(level)
+            except ValueError:
+                raise UsageError(f"--risk {text}: give kind:level, e.g. selective:0.1") from None
+            if kind not in rules.RISKS:
+                raise UsageError(f"--risk {text}: the kind is one of {', '.join(rules.RISKS)}")
+            check_level("risk level", value)
+            out.append((kind, value))
+        if len({k for k, _ in out}) != len(out):
+            raise UsageError("--risk: each kind at most once")
+        return out
 
     def check(self) -> None:
+        selective = [v for k, v in self._risks() if k == "selective"]
+        if selective:  # --risk selective:a is --alpha a
+            self.alphas = selective
         if not self.inputs:
             raise UsageError("--input is required (a per-sample run file or an ingested run_id)")
         if not self.alphas:
@@ -145,7 +169,9 @@ def _choose(
     split: tuple[rules.Points, rules.Points] | None = None,
 ) -> rules.Choice:
     if rule == "certified":
-        return rules.certify(points, alpha, opts.delta, opts.bound, opts.procedure, opts.candidates, split)
+        return rules.certify(
+            points, alpha, opts.delta, opts.bound, opts.procedure, opts.candidates, split, opts.extra_risks()
+        )
     if rule == "uncertified":
         return rules.uncertified(points, alpha)
     return rules.crc(points, alpha)
