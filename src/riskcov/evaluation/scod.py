@@ -17,10 +17,11 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.bootstrap import interval, sample_chunks
+from riskcov.bootstrap import interval
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.metrics import chunks, engine
+from riskcov.evaluation import replicates
+from riskcov.metrics import engine
 from riskcov.report.artifact import utc_now
 from riskcov.report.keys import grid_key
 from riskcov.scoring.csf import Csf
@@ -132,7 +133,7 @@ def run(con: duckdb.DuckDBPyConnection, opts: ScodOptions) -> dict[str, Any]:
     row = one(con.execute("SELECT count(DISTINCT participant_id) FROM scod_units"))
     participants = list(range(1, int(row[0]) + 1)) if row else []
     b = max(opts.bootstrap_resamples, 0)
-    res = _compute(con, series, participants, b, opts)
+    res = replicates.compute(con, series, participants, b, opts.seed, opts.alpha_grid)
     rows = []
     for s in series:
         c = opts.c_ood[s.index % n_costs]
@@ -167,25 +168,6 @@ def run(con: duckdb.DuckDBPyConnection, opts: ScodOptions) -> dict[str, Any]:
         },
         "rows": rows,
     }
-
-
-def _compute(
-    con: duckdb.DuckDBPyConnection, series: list[Series], participants: list[int], b: int, opts: ScodOptions
-) -> engine.Results:
-    """The engine's metrics for replicate 0..B, in chunks of replicates as `evaluate` runs them."""
-    chunk, workers = engine.plan_chunks(con, b)
-    total = engine.Results(b + 1)
-
-    def work(cur: duckdb.DuckDBPyConnection, rows: tuple[Any, Any, Any]) -> None:
-        engine.load_samples(cur, *rows)
-        engine.compute(
-            cur, series, total, area_c=1.0, grid=[1.0], alphas=opts.alpha_grid, estimator="plateau-trapezoid"
-        )
-        cur.execute("DROP TABLE eval_points")
-
-    sizes = engine.chunk_sizes(b, chunk, workers)
-    chunks.run(con, sample_chunks(participants, b, opts.seed, sizes), work, workers)
-    return total
 
 
 def store(con: duckdb.DuckDBPyConnection, doc: dict[str, Any]) -> int:
