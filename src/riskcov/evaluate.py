@@ -20,6 +20,7 @@ from riskcov.bootstrap import sample_chunks
 from riskcov.bootstrap.ranks import rank_stability
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
+from riskcov.evaluation import groups
 from riskcov.metrics import balanced, chunks, cost_curves, engine
 from riskcov.options import Options
 from riskcov.report import artifact, store
@@ -107,6 +108,7 @@ def run(
     if inputs is None:
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
+    groups.check(opts.group, inputs, opts.estimator)
     loss = _loss(con, opts, inputs)
     choice = Choice([])
     if inputs[0].per_sample:
@@ -196,6 +198,11 @@ def run(
         rows = [next(s.index for s in kept if s.csf.name == name) for name in variants]
         art["rank_stability"] = rank_stability(
             list(variants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
+        )
+    if opts.group is not None:  # last: it replaces eval_scored
+        art["options"]["group"] = opts.group
+        art["groups"] = groups.evaluate(
+            con, opts.group, inputs[0], kept, variants, analysis.participants, b, opts.seed, opts.alpha_grid
         )
     if choice.calibration is not None:  # which calibrator made the calibrated variants
         art["calibrator"] = choice.calibration

@@ -15,6 +15,7 @@ DEFAULT_COSTS = [0.0, 0.5, 1.0, 2.0, 4.0]  # of a wrong accepted unit, for effec
 MAX_RESAMPLES = 10_000_000
 MAX_CURVE_POINTS = 100_000
 LOSSES = ("abs", "abs_norm", "given")
+GROUP_COLUMNS = ("label", "prediction")  # the per-sample columns --group reads groups from
 
 
 @dataclass
@@ -41,6 +42,7 @@ class Options:
     curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
     calibration: str | None = None  # --calibration FILE|ID (docs/calibration.md)
     costs: list[float] = field(default_factory=lambda: list(DEFAULT_COSTS))  # effective reliability
+    group: str | None = None  # --group COLUMN: metrics per group of samples (docs/metrics-extended.md)
 
     @property
     def criteria(self) -> dict[str, list[str]]:
@@ -85,6 +87,10 @@ class Options:
         keys = [grid_key(c) for c in self.costs]
         if len(set(keys)) != len(keys):
             raise UsageError("--costs values must differ in their first two decimals")
+        if self.group is not None and self.group not in GROUP_COLUMNS:
+            raise UsageError(
+                f"--group {self.group}: choose a per-sample column, one of {', '.join(GROUP_COLUMNS)}"
+            )
         if self.bootstrap_resamples > MAX_RESAMPLES:
             raise UsageError(
                 f"--bootstrap-resamples {self.bootstrap_resamples} is more than {MAX_RESAMPLES:,}"

@@ -71,6 +71,13 @@ def evaluate(
         str | None,
         typer.Option(help="Costs c of a wrong accepted unit for effective reliability, default 0,0.5,1,2,4."),
     ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            help="Metrics per group of samples: a per-sample column (label or prediction).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The artifact on stdout, nothing else.")] = False,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -89,6 +96,7 @@ def evaluate(
         estimator=estimator,
         curve_points=curve_points,
         calibration=calibration,
+        group=group,
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)

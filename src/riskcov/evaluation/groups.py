@@ -1,0 +1,150 @@
+"""`evaluate --group COLUMN` (docs/metrics-extended.md): the metrics of each group of samples
+(the values of a per-sample column, e.g. `label`) with bootstrap CIs over the evaluation's own
+cluster draws, and the coverage gap between the groups at each CSF's Coverage@Risk(alpha)
+threshold. Runs after the evaluation's own metrics: it rebuilds eval_scored from the groups'
+units and computes them with the same SQL macros (rc_* through the engine; rc_group_coverage)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from riskcov.bootstrap import interval
+from riskcov.db import one
+from riskcov.errors import InputError, UsageError
+from riskcov.evaluation import replicates
+from riskcov.metrics import engine
+from riskcov.options import GROUP_COLUMNS
+from riskcov.report.keys import grid_key
+from riskcov.scoring.scored import Series
+from riskcov.selection import Input
+
+
+def check(column: str | None, inputs: list[Input], estimator: str) -> None:
+    """Usage errors of --group before any work."""
+    if column is None:
+        return
+    if column not in GROUP_COLUMNS:
+        raise UsageError(f"--group {column}: choose a per-sample column, one of {', '.join(GROUP_COLUMNS)}")
+    if len(inputs) != 1 or not inputs[0].per_sample:
+        raise UsageError("--group applies to one per-sample input")
+    if estimator != "plateau-trapezoid":
+        raise UsageError("--group is computed for --estimator plateau-trapezoid")
+
+
+def evaluate(
+    con: duckdb.DuckDBPyConnection,
+    column: str,
+    inp: Input,
+    series: list[Series],
+    variants: dict[str, Any],
+    participants: list[int],
+    b: int,
+    seed: int,
+    alphas: list[float],
+) -> dict[str, Any]:
+    """The artifact's `groups` block (eval_scored holds the evaluation's series; it is replaced)."""
+    missing = one(
+        con.execute(
+            f"SELECT sample_id FROM samples WHERE experiment_id = ? AND {column} IS NULL "
+            "ORDER BY sample_index LIMIT 1",
+            [inp.experiment_id],
+        )
+    )
+    if missing:
+        raise InputError(f"--group {column}: sample {missing[0]} has no {column}")
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE eval_grouped AS
+        SELECT s.*, u.{column} AS grp FROM eval_scored AS s
+        JOIN samples AS u ON u.experiment_id = ? AND u.sample_index = s.item_index""",
+        [inp.experiment_id],
+    )
+    groups = [str(r[0]) for r in con.execute("SELECT DISTINCT grp FROM eval_grouped ORDER BY grp").fetchall()]
+    names = list(variants)
+    of = {name: next(s.computed for s in series if s.csf.name == name) for name in names}
+    computed = sorted(set(of.values()))
+    g_count = len(groups)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_scored AS "
+        "SELECT CAST(list_position(?::INTEGER[], series) - 1 AS INTEGER) * ? "
+        "+ CAST(list_position(?::VARCHAR[], grp) - 1 AS INTEGER) AS series, "
+        "CAST(list_position(?::VARCHAR[], grp) - 1 AS INTEGER) AS population, "
+        "participant_id, item_index, confidence, loss, loss_scale FROM eval_grouped",
+        [computed, g_count, groups, groups],
+    )
+    per = [Series(k, 0, series[0].csf, k) for k in range(len(computed) * g_count)]
+    engine.drop_series(con, per)
+    res = replicates.compute(con, per, participants, b, seed, alphas)
+    sizes = dict(
+        con.execute(
+            "SELECT grp, count(*) FROM eval_grouped WHERE series = ? GROUP BY grp", [computed[0]]
+        ).fetchall()
+    )
+    metrics: dict[str, Any] = {}
+    for name in names:
+        block: dict[str, Any] = {}
+        for g, value in enumerate(groups):
+            k = computed.index(of[name]) * g_count + g
+            block[value] = _group_metrics(res, k, int(sizes.get(value, 0)), b, alphas)
+        metrics[name] = block
+    return {
+        "column": column,
+        "values": groups,
+        "metrics": metrics,
+        "coverage_gaps": _gaps(con, names, of, variants, alphas),
+    }
+
+
+def _group_metrics(res: Any, k: int, n: int, b: int, alphas: list[float]) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": n}
+    ci: dict[str, Any] = {}
+    for key in ("cmax", "aurc_full", "augrc_full"):
+        arr = res.scalars[key][k]
+        out[key] = None if np.isnan(arr[0]) else float(arr[0])
+        ci[key] = interval(out[key], arr[1:])[0] if b > 0 else None
+    out["coverage_at_risk"], ci["coverage_at_risk"] = {}, {}
+    for a in alphas:
+        arr = res.scalars[f"car_coverage@{a!r}"][k]
+        out["coverage_at_risk"][grid_key(a)] = float(arr[0])
+        ci["coverage_at_risk"][grid_key(a)] = interval(float(arr[0]), arr[1:])[0] if b > 0 else None
+    out["ci95"] = ci
+    return out
+
+
+def _gaps(
+    con: duckdb.DuckDBPyConnection,
+    names: list[str],
+    of: dict[str, int],
+    variants: dict[str, Any],
+    alphas: list[float],
+) -> dict[str, Any]:
+    """Per CSF and alpha: each group's coverage at the CSF's Coverage@Risk(alpha) threshold on
+    the whole population, and the gap (largest minus smallest)."""
+    rows = [
+        (of[name], a, variants[name]["coverage_at_risk"][grid_key(a)]["threshold"])
+        for name in names
+        for a in alphas
+    ]
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_group_thresholds (series INTEGER, alpha DOUBLE, threshold DOUBLE)"
+    )
+    con.executemany("INSERT INTO eval_group_thresholds VALUES (?, ?, ?)", [list(r) for r in rows])
+    got: dict[tuple[int, float], dict[str, float]] = {}
+    for sid, alpha, grp, cov in con.execute(
+        "SELECT series, alpha, grp, coverage FROM rc_group_coverage('eval_grouped', 'eval_group_thresholds') "
+        "ORDER BY series, alpha, grp"
+    ).fetchall():
+        got.setdefault((int(sid), float(alpha)), {})[str(grp)] = float(cov)
+    out: dict[str, Any] = {}
+    for name in names:
+        out[name] = {}
+        for a in alphas:
+            cov = got.get((of[name], a), {})
+            out[name][grid_key(a)] = {
+                "threshold": variants[name]["coverage_at_risk"][grid_key(a)]["threshold"],
+                "coverage": cov,
+                "gap": (max(cov.values()) - min(cov.values())) if cov else None,
+            }
+    return out

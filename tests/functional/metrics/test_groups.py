@@ -1,0 +1,109 @@
+"""`evaluate --group COLUMN` (docs/metrics-extended.md): each group's AURC, AUGRC, Cmax and
+Coverage@Risk against a plain oracle written from the definitions, with CIs over the
+evaluation's own cluster draws, and the coverage gaps at each CSF's Coverage@Risk threshold."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from metrics_support import draws
+
+# (confidence or None when abstained, loss, label)
+Sample = tuple[float | None, float, str]
+
+
+def areas(samples: list[Sample]) -> tuple[float, float, float] | None:
+    """(Cmax, AURC, AUGRC) of plateau-trapezoid working points; None without samples."""
+    n = len(samples)
+    if not n:
+        return None
+    points = []
+    for t in sorted({s[0] for s in samples if s[0] is not None}, reverse=True):
+        acc = [loss for conf, loss, _ in samples if conf is not None and conf >= t]
+        points.append((len(acc) / n, sum(acc) / len(acc), sum(acc) / n))
+    aurc = augrc = 0.0
+    prev = (0.0, points[0][1] if points else 0.0, 0.0)
+    for cov, sel, gen in points:
+        aurc += (cov - prev[0]) * (sel + prev[1]) / 2
+        augrc += (cov - prev[0]) * (gen + prev[2]) / 2
+        prev = (cov, sel, gen)
+    return (points[-1][0] if points else 0.0), aurc, augrc
+
+
+def test_group_metrics_and_coverage_gaps_equal_the_oracle(tmp_path, run_cli):
+    rng = np.random.RandomState(9)
+    by_cluster: dict[int, list[Sample]] = {}
+    lines = []
+    for i in range(36):
+        cluster = i % 9
+        abstained = rng.rand() < 0.1
+        conf = None if abstained else float(rng.randint(0, 6)) / 5
+        label, pred = "pqr"[rng.randint(0, 3)], "pqr"[rng.randint(0, 3)]
+        lines.append(f"{i},{cluster},{'' if conf is None else conf},{label},{pred},{str(abstained).lower()}")
+        by_cluster.setdefault(cluster, []).append((conf, float(label != pred), label))
+    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
+    src.write_text("sample_id,cluster,confidence,label,prediction,abstained\n" + "\n".join(lines) + "\n")
+    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    b, seed = 30, 4
+    r = run_cli(
+        [
+            "evaluate",
+            "--input",
+            "run",
+            "--warehouse",
+            wh,
+            "--group",
+            "label",
+            "--alpha-grid",
+            "0.2,0.5",
+            "--bootstrap-resamples",
+            str(b),
+            "--seed",
+            str(seed),
+            "--json",
+        ]
+    )
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    art = json.loads(r.stdout)
+    block = art["groups"]
+    everyone = [s for c in sorted(by_cluster) for s in by_cluster[c]]
+    assert block["column"] == "label" and block["values"] == sorted({s[2] for s in everyone})
+    pids = sorted(by_cluster)
+    rows = draws(len(pids), b, seed)
+    for g in block["values"]:
+        got = block["metrics"]["confidence"][g]
+        mine = [s for s in everyone if s[2] == g]
+        cmax, aurc, augrc = areas(mine)
+        assert got["n"] == len(mine)
+        assert (got["cmax"], got["aurc_full"], got["augrc_full"]) == pytest.approx(
+            (cmax, aurc, augrc), rel=1e-12
+        )
+        reps = [areas([s for j in row for s in by_cluster[pids[j]] if s[2] == g]) for row in rows]
+        kept = [rep[1] for rep in reps if rep is not None]
+        assert got["ci95"]["aurc_full"] == pytest.approx(
+            list(np.percentile(kept, [2.5, 97.5])), rel=1e-12, abs=1e-15
+        )
+    m = art["confidence_variants"]["confidence"]
+    for key in ("0.20", "0.50"):
+        t = m["coverage_at_risk"][key]["threshold"]
+        gap = block["coverage_gaps"]["confidence"][key]
+        expected = {
+            g: sum(1 for s in everyone if s[2] == g and s[0] is not None and t is not None and s[0] >= t)
+            / sum(1 for s in everyone if s[2] == g)
+            for g in block["values"]
+        }
+        assert gap["threshold"] == t
+        assert gap["coverage"] == pytest.approx(expected, rel=1e-15)
+        assert gap["gap"] == pytest.approx(
+            max(expected.values()) - min(expected.values()), rel=1e-15, abs=1e-15
+        )
+
+
+def test_group_needs_a_known_column_and_one_per_sample_input(tmp_path, run_cli):
+    r = run_cli(["evaluate", "--input", "x", "--warehouse", tmp_path / "w.duckdb", "--group", "colour"])
+    assert (
+        r.exit_code == 2
+        and "--group colour: choose a per-sample column, one of label, prediction" in r.stderr
+    )
