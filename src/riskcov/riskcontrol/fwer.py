@@ -1,4 +1,4 @@
-"""Family-wise error control for the certified threshold (docs/risk-control.md): which of the
+"""Family-wise error control for the certified threshold (docs/metrics-extended.md): which of the
 candidates' "risk > alpha" nulls a procedure rejects at level delta. Candidates come in order
 of rising coverage (the most conservative first); the certified threshold is the
 highest-coverage rejected one.

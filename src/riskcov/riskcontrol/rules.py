@@ -25,7 +25,8 @@ import numpy as np
 
 from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol import fwer
-from riskcov.riskcontrol.bounds import BOUNDS, check_level, p_value
+from riskcov.riskcontrol.bounds import BOUNDS, check_level
+from riskcov.riskcontrol.multi_risk import family_p, p_at
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
@@ -210,7 +211,7 @@ def certify(
     if procedure == "split-fixed-sequence":
         if split is None:
             raise ValueError("split-fixed-sequence needs the working points of the two halves")
-        first, second = (_p_at(half, points, cands, bound, alpha, extra) for half in split)
+        first, second = (p_at(half, points, cands, bound, alpha, extra) for half in split)
         rejected = fwer.split_fixed_sequence(first, second, delta)
         ps = second
     else:
@@ -223,51 +224,6 @@ def certify(
     passed = [i for i, ok in zip(cands, rejected, strict=True) if ok]
     chosen = passed[-1] if passed else None  # candidates rise in coverage
     return _choice(points, chosen, cands, ps, tuple(rejected))
-
-
-RISKS = ("selective", "generalized", "coverage_loss")
-
-
-def family_p(
-    bound: str, loss: float, k: int, n_total: int, alpha: float, extra: tuple[tuple[str, float], ...] = ()
-) -> float:
-    """The p-value of "some risk is above its level" at a threshold accepting k of n_total cal
-    samples with loss sum `loss`: the largest of the selective risk's at alpha (tested with
-    n = k; 1 when nothing is accepted) and each extra risk's: `selective` likewise,
-    `generalized` (the accepted loss over all n_total samples, n = n_total), `coverage_loss`
-    (the share rejected, 1 - coverage: n_total - k losses of 1 among n_total).
-
-    >>> round(family_p("hoeffding", 0.0, 90, 100, 0.1, (("coverage_loss", 0.3),)), 12)  # exp(-1.8)
-    0.165298888222
-    >>> family_p("hoeffding", 0.0, 50, 100, 0.1, (("coverage_loss", 0.3),))  # half rejected > 0.3
-    1.0
-    """
-    ps = [p_value(bound, loss, k, alpha) if k else 1.0]
-    for kind, level in extra:
-        if kind == "selective":
-            ps.append(p_value(bound, loss, k, level) if k else 1.0)
-        elif kind == "generalized":
-            ps.append(p_value(bound, loss, n_total, level))
-        else:
-            ps.append(p_value(bound, float(n_total - k), n_total, level))
-    return max(ps)
-
-
-def _p_at(
-    half: Points,
-    whole: Points,
-    cands: tuple[int, ...],
-    bound: str,
-    alpha: float,
-    extra: tuple[tuple[str, float], ...],
-) -> tuple[float, ...]:
-    """The p-values of a half of the cal samples at the candidates' thresholds."""
-    out = []
-    for i in cands:
-        at = int(np.searchsorted(-half.threshold, -whole.threshold[i], side="right")) - 1
-        k, loss = (0, 0.0) if at < 0 else (int(half.k_cum[at]), float(half.loss_cum[at]))
-        out.append(family_p(bound, loss, k, half.n_total, alpha, extra))
-    return tuple(out)
 
 
 def uncertified(points: Points, alpha: float) -> Choice:

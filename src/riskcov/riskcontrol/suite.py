@@ -14,7 +14,7 @@ from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.report.artifact import write
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import fwer, rules
+from riskcov.riskcontrol import fwer, multi_risk, rules
 from riskcov.riskcontrol.bounds import BOUNDS, check_level, check_losses
 from riskcov.riskcontrol.store import record_command
 
@@ -81,8 +81,8 @@ class Options:
                 value = float(level)
             except ValueError:
                 raise UsageError(f"--risk {text}: give kind:level, e.g. selective:0.1") from None
-            if kind not in rules.RISKS:
-                raise UsageError(f"--risk {text}: the kind is one of {', '.join(rules.RISKS)}")
+            if kind not in multi_risk.RISKS:
+                raise UsageError(f"--risk {text}: the kind is one of {', '.join(multi_risk.RISKS)}")
             check_level("risk level", value)
             out.append((kind, value))
         if len({k for k, _ in out}) != len(out):
