@@ -54,7 +54,7 @@ def _no_auto_publish(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def warehouse_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An empty warehouse made once per test process by the real code (migrations, SQL objects)."""
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     path = tmp_path_factory.mktemp("template") / "template.duckdb"
     with open_warehouse(path):
@@ -104,7 +104,7 @@ def paired_artifact(mk: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
     on a synthetic run's zero_shot vs few_shot (`confidence="all"`, `options` on top), in a
     warehouse of its own, without `created_at` and input paths (what differs between runs)."""
     from riskcov import evaluate
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     def make(name: str, *, participants: int, run_seed: int, **options: Any) -> dict[str, Any]:
         example = tmp_path / f"ex-{participants}-{run_seed}.json"
@@ -213,7 +213,7 @@ def paired_evaluation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     import json
 
     from riskcov.evaluate import Options, evaluate_and_store
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     folder = tmp_path_factory.mktemp("paired")
     warehouse, out = folder / "w.duckdb", folder / "paired.json"

@@ -7,7 +7,7 @@ import typer
 
 from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes
 from riskcov.errors import UsageError
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 InputsOpt = Annotated[
     list[str] | None,

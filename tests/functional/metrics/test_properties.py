@@ -35,7 +35,7 @@ from metrics_support import (
 
 from hypothesis_profiles import examples
 from riskcov.evaluate import Options, run
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 # HYPOTHESIS_PROFILE=thorough for a longer hunt (docs/testing.md)
 EXAMPLES = examples(40)
