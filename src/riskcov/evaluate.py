@@ -6,7 +6,9 @@ stored rows and the artifact land together or not at all); `run` computes withou
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -316,3 +318,16 @@ def evaluate_and_store(
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
             artifact.write(result.artifact, result.path)
     return result
+
+
+class _CallableModule(types.ModuleType):
+    """This module is also `riskcov.evaluate`, the Python API's one-call evaluation (the package
+    attribute of a submodule is the submodule): calling it calls `riskcov.api.evaluate`."""
+
+    def __call__(self, data: Any, /, **kwargs: Any) -> Any:
+        from riskcov.api import evaluate as evaluate_data
+
+        return evaluate_data(data, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
