@@ -4,6 +4,7 @@ for an evaluation), so the two give the same artifact for the same data and opti
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +52,12 @@ def evaluate(
     >>> sorted(ev.artifact["confidence_variants"])
     ['confidence']
     """
-    from riskcov.formats.frames import frame_kind
+    from riskcov.formats.frames import frame_kind, not_data
 
-    wh = warehouse if isinstance(warehouse, Warehouse) else Warehouse(warehouse)
     in_memory = frame_kind(data) is not None
+    if not in_memory and not isinstance(data, (str, os.PathLike)):
+        raise not_data(data)
+    wh = warehouse if isinstance(warehouse, Warehouse) else Warehouse(warehouse)
     if not in_memory and (correct or cluster):
         raise UsageError("correct= and cluster= name columns of in-memory data, not of a run file")
     with wh:

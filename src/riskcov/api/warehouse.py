@@ -14,6 +14,7 @@ one (`Warehouse()`) lives as long as the object.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -138,12 +139,14 @@ class Warehouse:
         `domain` fill the per-sample columns the data lacks; `loss`, `correct` and `cluster`
         name the data's columns holding those (in-memory data only)."""
         from riskcov.formats import IngestOptions
-        from riskcov.formats.frames import frame_kind
+        from riskcov.formats.frames import frame_kind, not_data
 
         options = IngestOptions(run_id=run_id, method=method, seed=seed, split=split, domain=domain)
         renames = {v: k for k, v in (("loss", loss), ("correct", correct), ("cluster", cluster)) if v}
         with self.connection() as con:
             if frame_kind(data) is None:
+                if not isinstance(data, (str, os.PathLike)):
+                    raise not_data(data)
                 if renames:
                     raise UsageError("loss=, correct= and cluster= name columns of in-memory data")
                 from riskcov.ingest import ingest_file
@@ -271,9 +274,9 @@ class Warehouse:
 
 def _open(path: Path | None) -> duckdb.DuckDBPyConnection:
     """A prepared connection: the file at `path`, or an in-memory database."""
-    from riskcov.warehouse import connect, prepare
+    from riskcov.warehouse import connect, prepare, quiet
 
-    con = connect(Path(":memory:")) if path is None else connect(path)
+    con = quiet(duckdb.connect()) if path is None else connect(path)
     try:
         prepare(con)
     except BaseException:

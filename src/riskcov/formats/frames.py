@@ -47,6 +47,13 @@ def frame_kind(data: object) -> str | None:
     return "mapping" if isinstance(data, Mapping) else None
 
 
+def not_data(data: object) -> UsageError:
+    """The error for `data` that is neither in-memory data nor a path."""
+    return UsageError(
+        f"data: a {type(data).__name__} is not a DataFrame, a pyarrow Table, a mapping of columns or a path"
+    )
+
+
 def _columns(data: Mapping[str, Any]) -> dict[str, Any]:
     """A mapping's columns as numpy arrays of one length (DuckDB scans a dict of arrays)."""
     import numpy as np
@@ -72,10 +79,7 @@ def register(con: duckdb.DuckDBPyConnection, data: object) -> str:
     """Make `data` scannable as a view of `con`; return its name."""
     kind = frame_kind(data)
     if kind is None:
-        raise UsageError(
-            f"data: a {type(data).__name__} is not a DataFrame, a pyarrow Table, a mapping of "
-            "columns or a path"
-        )
+        raise not_data(data)
     try:
         con.register(_VIEW, _columns(data) if kind == "mapping" else data)  # type: ignore[arg-type]
     except (duckdb.Error, TypeError, ValueError) as exc:
@@ -108,23 +112,21 @@ def stage_data(
     Returns the staged rows and the data's digest (its `sha256`)."""
     relation = register(con, data)
     try:
-        return stage_relation(con, relation, defaults, default_method, renames=renames)
+        return _stage_relation(con, relation, defaults, default_method, renames or {})
     finally:
         con.unregister(relation)
 
 
-def stage_relation(
+def _stage_relation(
     con: duckdb.DuckDBPyConnection,
     relation: str,
     defaults: SampleDefaults,
-    default_method: str,
-    *,
-    renames: dict[str, str] | None = None,
+    method: str,
+    renames: dict[str, str],
 ) -> tuple[StagedSamples, str]:
-    """`stage_data` of data already registered as `relation`."""
     label = Path("data")
     names = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()]
-    for old in renames or {}:
+    for old in renames:
         if old not in names:
             raise UsageError(f"data: no column {old} (columns: {', '.join(names)})")
 
@@ -143,4 +145,4 @@ def stage_relation(
             sources.append(Source("sample_id", column, INT))
         return sources, row_number
 
-    return stage(con, label, read, defaults, default_method), digest
+    return stage(con, label, read, defaults, method), digest
