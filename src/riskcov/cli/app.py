@@ -16,7 +16,7 @@ from riskcov.errors import RiskcovError, UsageError
 try:  # typer >= 0.25 vendors click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 except ImportError:  # pragma: no cover - older typer on real click
-    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef]
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
 from typer.core import TyperGroup
 
 coercion.install()  # typer's option values without pydantic where they are plain
