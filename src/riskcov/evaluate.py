@@ -24,8 +24,7 @@ from riskcov.errors import InputError, UsageError
 from riskcov.metrics import chunks, engine
 from riskcov.options import Options
 from riskcov.report import artifact, store
-from riskcov.scoring import csf
-from riskcov.scoring.choose import Choice, choose
+from riskcov.scoring.choose import choose, choose_samples
 from riskcov.scoring.scored import Series, build_scored
 from riskcov.selection import Input, analysis_set, resolve
 from riskcov.warehouse import quiet
@@ -109,19 +108,16 @@ def run(
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
     loss = _loss(con, opts, inputs)
-    choice = Choice([])
     if inputs[0].per_sample:
-        if opts.calibration is not None:
-            raise UsageError("--calibration applies to PHQ-8 runs (item signals), not per-sample runs")
         columns = [_sample_csfs(con, i) for i in inputs]
-        chosen, skip_unsupported = csf.select_samples(opts.confidence, columns)
+        choice = choose_samples(con, opts.confidence, opts.calibration, columns)
     else:
         choice = choose(con, opts.confidence, opts.calibration)
-        chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
-        if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
-            from riskcov.scoring.user_csf import deny_external_access
+    chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
+    if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
+        from riskcov.scoring.user_csf import deny_external_access
 
-            deny_external_access(con)
+        deny_external_access(con)
     try:
         series, problems = build_scored(
             con, inputs, chosen, analysis.participants, loss["name"], opts.estimator

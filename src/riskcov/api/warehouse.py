@@ -251,12 +251,24 @@ class Warehouse:
         method: str,
         features: list[str],
         mode: str | None = None,
+        split: str | None = None,
+        experiment_method: str | None = None,
+        experiment_seed: int | None = None,
+        domain: str | None = None,
         target: str = "correctness",
         output: str | Path | None = None,
     ) -> dict[str, Any]:
         """`riskcov calibrate`: fit a calibrator, store it; return its artifact (with its id
-        under `calibrator_id`)."""
-        from riskcov.calibration.command import CalibrateOptions, calibrate
+        under `calibrator_id`). On a per-sample run the features are score columns by CSF name
+        (and `prob`), and `split` (e.g. "cal") and the other experiment fields pick the samples.
+
+        >>> import riskcov
+        >>> wh = riskcov.Warehouse()
+        >>> run = wh.ingest({"confidence": [0.9, 0.6, 0.4, 0.2], "correct": [1, 1, 0, 0]}, split="cal")
+        >>> wh.calibrate(run, method="isotonic", features=["confidence"], split="cal")["calibrator_id"]
+        1
+        """
+        from riskcov.calibration.command import CalibrateOptions, calibrate, experiment_criteria
 
         opts = CalibrateOptions(
             input=str(run),
@@ -265,6 +277,7 @@ class Warehouse:
             features=list(features),
             target=target,
             output=None if output is None else Path(output),
+            criteria=experiment_criteria(experiment_method, experiment_seed, split, domain),
         )
         opts.check()
         with self.connection() as con:
