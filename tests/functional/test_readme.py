@@ -13,7 +13,7 @@ import pytest
 from docs_support import blocks, sql_blocks
 
 from riskcov import evaluate
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "example_run.json"

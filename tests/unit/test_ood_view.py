@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from riskcov import ood
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.ingest import ingest_file
-from riskcov.warehouse import open_warehouse
 
 COLUMNS = (
     "method, seed, split, csf, id_coverage_target, threshold, id_coverage_actual, ood_accept_rate, "

@@ -287,7 +287,8 @@ class Warehouse:
 
 def _open(path: Path | None) -> duckdb.DuckDBPyConnection:
     """A prepared connection: the file at `path`, or an in-memory database."""
-    from riskcov.warehouse import connect, prepare, quiet
+    from riskcov.evaluation.prepared_warehouse import prepare
+    from riskcov.warehouse import connect, quiet
 
     con = quiet(duckdb.connect()) if path is None else connect(path)
     try:

@@ -1,5 +1,6 @@
-"""`riskcov calibrate`: fit a calibrator on the predicted items of one experiment (SPEC §11), or
-on the non-abstained samples of a per-sample experiment (riskcov.calibration.samples),
+"""`riskcov calibrate`: fit a calibrator on the predicted items of one experiment
+(docs/calibration.md), or on the non-abstained samples of a per-sample experiment
+(riskcov.calibration.samples),
 report its metrics, store it in `calibrators` and write its artifact, in one transaction."""
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def _rows(
                 f"--features {f}: run {inp.run_id}, {inp.describe()} has no predicted item with signal {f}"
             )
     cols = ", ".join(f"{feature_sql(f, normalise=normalise)} AS f{j}" for j, f in enumerate(features))
-    # SPEC §11: temperature scaling of verbalized confidence leaves out items where it is null
+    # docs/calibration.md: temperature scaling of verbalized confidence leaves out items where it is null
     skip_null = (
         " AND s.verbalized_confidence IS NOT NULL"
         if normalise and features == ["verbalized_confidence"]

@@ -173,8 +173,9 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
 
 def _publish_after(warehouse: Path | None) -> None:
     from riskcov.errors import PublishError, PublishInterrupted
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
     from riskcov.publish import publish_snapshot, resolve_target
-    from riskcov.warehouse import open_warehouse, resolve_path
+    from riskcov.warehouse import resolve_path
 
     stale = "the warehouse is updated but the BI snapshot is not"
     try:

@@ -16,9 +16,9 @@ from riskcov.cli.app import (
     publishes,
     stderr_bar,
 )
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.formats import IngestOptions
 from riskcov.ingest import expand_paths, ingest_paths
-from riskcov.warehouse import open_warehouse
 
 
 @app.command()
