@@ -217,3 +217,41 @@ def test_the_module_and_the_function_share_the_name() -> None:
     assert module.run is not None and callable(riskcov.evaluate)
     ev = riskcov.evaluate({"confidence": [0.2, 0.1], "correct": [1, 0]}, resamples=0)
     assert ev.value("aurc_full") == 1 / 8  # risks 0, 1/2 at coverage 1/2, 1: (1/2) (0 + 1/2) / 2
+
+
+def test_the_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Any) -> None:
+    """docs/python.md's blocks in page order, in one folder: the quick start, the keywords on a
+    frame with those columns, the Warehouse block (warehouse/riskcov.duckdb there), then the
+    CLI's calibrate-on-cal and the Python one on a preds.csv of cal and test splits."""
+    import pandas as pd
+    from docs_support import blocks
+
+    monkeypatch.chdir(tmp_path)
+    python = blocks("docs/python.md", "python")
+    shell = blocks("docs/python.md", "bash")
+    assert (len(python), len(shell)) == (4, 1)
+    scope: dict[str, Any] = {}
+    exec(python[0], scope)
+    # losses 0, 0, 1, 0, 1, 1: risks 0, 0, 1/3, 1/4, 2/5, 1/2 at coverage 1/6 ... 1, trapezoids
+    assert scope["ev"].value("aurc_full") == pytest.approx((1 / 6 + 7 / 24 + 13 / 40 + 9 / 20) / 6, rel=1e-15)
+    frame = pd.DataFrame(_columns()).drop(columns="sample_id")
+    scope["df"] = frame.rename(columns={"correct": "is_right", "cluster": "patient_id"})
+    exec(f"ev = {python[1].strip()}", scope)
+    assert list(scope["ev"].artifact["confidence_variants"]) == ["msp"]
+    scope["df"] = frame
+    exec(python[2], scope)
+    assert scope["ev"].artifact["inputs"][0]["run_id"] == "resnet"
+    rng = np.random.default_rng(2)
+    draws = [(s, i, rng.random(), rng.random(), rng.random()) for s in ("cal", "test") for i in range(50)]
+    rows = [f"{s}{i},{c!r},{m!r},{int(u < c)},{s}" for s, i, c, m, u in draws]
+    Path("preds.csv").write_text(
+        "sample_id,confidence,confidence_msp,correct,split\n" + "\n".join(rows) + "\n"
+    )
+    for line in shell[0].splitlines():
+        done = run_cli(line.split("#")[0].split()[1:])
+        assert done.exit_code == 0, done.stderr
+    with riskcov.Warehouse("warehouse/riskcov.duckdb") as wh:
+        scope["wh"], scope["run"] = wh, "preds"
+        exec(python[3], scope)
+    assert scope["cal"]["features"] == ["confidence", "msp"]
+    assert list(scope["ev"].artifact["confidence_variants"]) == ["calibrated"]
