@@ -15,7 +15,7 @@ import pytest
 import sqlglot
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from portable_support import PORTABLE_COLUMNS, load_inputs, make_data, mismatches, reference, wrap
+from portable_support import ALPHAS, PORTABLE_COLUMNS, load_inputs, make_data, mismatches, reference, wrap
 
 from riskcov.metrics import dialects, portable
 
@@ -84,8 +84,12 @@ def _compare(seed: int, clusters: int, replicates: int, exact_summary: bool) -> 
     con = duckdb.connect()
     load_inputs(con, make_data(seed, clusters, replicates))
     want = reference(con)
+    # a continuous selective risk a last bit away from an alpha may qualify on one side only
+    edges = {(r[0], r[1], a) for r in want["points"] if r[0] == 2 for a in ALPHAS if abs(r[6] - a) < 1e-13}
     for name in PORTABLE_COLUMNS:
         got = con.execute(wrap(name, portable.render(name, "duckdb"))).fetchall()
+        if name == "coverage_at_risk":
+            got, want[name] = ([r for r in rows if r[:3] not in edges] for rows in (got, want[name]))
         exact = {0, 1} if name != "summary" or exact_summary else set()
         assert mismatches(name, got, want[name], exact, rel=1e-13) == [], (seed, name)
 
