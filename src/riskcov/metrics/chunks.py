@@ -27,7 +27,16 @@ import duckdb
 
 from riskcov.db import one, one_thread
 
-SHARED = ("eval_scored", "eval_cells", "eval_harmonic", "eval_series", "eval_people", "eval_losses")
+SHARED = (
+    "eval_scored",
+    "eval_cells",
+    "eval_harmonic",
+    "eval_series",
+    "eval_people",
+    "eval_losses",
+    "eval_stream_cells",  # plateau_stream.TABLES: the cells sorted once, in their stored order
+    "eval_group_cells",
+)
 _names = itertools.count(1)
 Chunk = TypeVar("Chunk")
 

@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 
 from riskcov.db import one, single_threaded
-from riskcov.metrics import curve_grid, interpolated
+from riskcov.metrics import curve_grid, interpolated, plateau_stream
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 
@@ -183,9 +183,12 @@ def compute(
     alphas: list[float],
     estimator: str,
     curve_points: int | None = None,
+    stream: tuple[plateau_stream.Plan, tuple[Any, Any, Any]] | None = None,
 ) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`
-    (and, with `curve_points`, replicate 0's curve sampled at that many coverages)."""
+    (and, with `curve_points`, replicate 0's curve sampled at that many coverages). With
+    `stream` (plateau_stream.plan's plan and the chunk's sample rows as loaded), the working
+    points come from the cells sorted once when every block is exact."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
@@ -198,7 +201,10 @@ def compute(
     )
     exact = one(con.execute("SELECT coalesce(bool_and(exact), true) FROM eval_totals"))
     running = "rc_running_exact" if exact and exact[0] else "rc_running"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
+    if stream is not None and running == "rc_running_exact":
+        plateau_stream.points(con, *stream)
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,
         "SELECT * FROM rc_summary_of('eval_losses', 'eval_samples', 'eval_points', 'eval_totals',"
