@@ -15,6 +15,7 @@ import pytest
 
 from riskcov import evaluate
 from riskcov.metrics import plateau_stream
+from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_SQL, WEIGHTED_SQL
 from riskcov.warehouse import open_warehouse
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
@@ -59,18 +60,19 @@ def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, work
     taken: list[str] = []
     insert = plateau_stream._insert
 
-    def spy(con: duckdb.DuckDBPyConnection, query: str, *args: Any) -> None:
+    def spy(con: Any, table: str, query: str, weights: Any, *args: Any, **kwargs: Any) -> None:
         assert con.execute("SELECT current_setting('preserve_insertion_order')").fetchall() == [(True,)]
-        taken.append(query)
-        insert(con, query, *args)
+        if weights.size or not kwargs.get("create"):  # not eval_points' empty first block
+            taken.append(query)
+        insert(con, table, query, weights, *args, **kwargs)
 
     monkeypatch.setattr(plateau_stream, "_insert", spy)
     chunked = _artifact(wh, opts, stream=False, monkeypatch=monkeypatch)
     assert not taken
     assert _artifact(wh, opts, stream=True, monkeypatch=monkeypatch) == chunked
-    # both shapes ran, for every replicate: 0..60
-    assert taken.count(plateau_stream.GROUP_SQL) == 61
-    assert taken.count(plateau_stream.STREAM_SQL) == 61
+    # both shapes and the sums without a join ran, for every replicate: 0..60
+    for query in (GROUP_SQL, STREAM_SQL, WEIGHTED_SQL, RUNS_SQL):
+        assert taken.count(query) == 61
 
 
 def test_paired_phq8_stream_is_bit_identical(tmp_path, run_cli, monkeypatch):

@@ -34,8 +34,11 @@ SHARED = (
     "eval_series",
     "eval_people",
     "eval_losses",
-    "eval_stream_cells",  # plateau_stream.TABLES: the cells sorted once, in their stored order
+    # plateau_stream.TABLES: what the sort-once path stored once, in its stored order
+    "eval_stream_cells",
     "eval_group_cells",
+    "eval_stream_people",
+    "eval_stream_losses",
 )
 _names = itertools.count(1)
 Chunk = TypeVar("Chunk")

@@ -195,20 +195,24 @@ def compute(
         arr = res.scalars.setdefault(name, np.full(shape, np.nan))
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE eval_totals AS "
-        "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
-    )
+    if stream is not None:  # eval_totals and the oracle's runs (eval_runs) without a join
+        weights = plateau_stream.totals(con, *stream)
+        summary = "rc_summary_runs('eval_losses', 'eval_runs'"
+    else:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE eval_totals AS "
+            "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
+        )
+        summary = "rc_summary_of('eval_losses', 'eval_samples'"
     exact = one(con.execute("SELECT coalesce(bool_and(exact), true) FROM eval_totals"))
     running = "rc_running_exact" if exact and exact[0] else "rc_running"
     if stream is not None and running == "rc_running_exact":
-        plateau_stream.points(con, *stream)
+        plateau_stream.points(con, stream[0], weights)
     else:
         con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,
-        "SELECT * FROM rc_summary_of('eval_losses', 'eval_samples', 'eval_points', 'eval_totals',"
-        " 'eval_harmonic', ?, ?)",
+        f"SELECT * FROM {summary}, 'eval_points', 'eval_totals', 'eval_harmonic', ?, ?)",
         [area_c, estimator],
     )
     for name in SUMMARY:

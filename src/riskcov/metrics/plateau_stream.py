@@ -35,12 +35,14 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from riskcov.db import one
+
 # a series is streamed when every series of the evaluation has at least this many predicted
 # cells: below it, one query per series and replicate costs more than the chunked path's sort
 STREAM_MIN_CELLS = 50_000
 # a series whose plateaus are fewer than this share of its cells is summed per plateau first
 GROUP_PLATEAU_SHARE = 0.25
-TABLES = ("eval_stream_cells", "eval_group_cells")
+TABLES = ("eval_stream_cells", "eval_group_cells", "eval_stream_people", "eval_stream_losses")
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 
@@ -52,41 +54,52 @@ class Plan:
     streamed: list[tuple[int, IntArray]]  # (series, draw position of each cell) in stored order
     grouped: list[int]  # series summed per plateau, stored together in eval_group_cells
     grouped_cells: IntArray  # draw position of each cell of eval_group_cells
+    people: IntArray  # draw position of each row of eval_stream_people (rc_people)
+    losses: IntArray  # draw position of each row of eval_stream_losses (rc_loss_counts)
 
 
 def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None:
-    """Store the predicted cells (eval_cells) of every series in plateau order (TABLES) and
-    choose each series' path; None, and the tables empty, when a series has too few cells for
-    the stream."""
+    """Store the predicted cells (eval_cells) of every series in plateau order, and the
+    per-participant sums (eval_people, eval_losses) in participant order (TABLES), and choose
+    each series' path; None, and the tables empty, when a series has too few cells for the
+    stream or a loss is not integer-valued (the stream's sums are plain sums)."""
+    integral = one(con.execute("SELECT coalesce(bool_and(all_integral), true) FROM eval_people"))
     stats = con.execute(
         "SELECT series, count(*), count(DISTINCT plateau) FROM eval_cells WHERE n_pred > 0 "
         "GROUP BY series ORDER BY series"
     ).fetchall()
     for table in TABLES:
         con.execute(f"DROP TABLE IF EXISTS {table}")
-    chosen = bool(stats) and min(int(cells) for _, cells, _ in stats) >= STREAM_MIN_CELLS
+    chosen = bool(stats and integral and integral[0])
+    chosen = chosen and min(int(cells) for _, cells, _ in stats) >= STREAM_MIN_CELLS
     grouped = [int(s) for s, cells, plateaus in stats if chosen and plateaus < GROUP_PLATEAU_SHARE * cells]
     streamed = [int(s) for s, *_ in stats if chosen and int(s) not in grouped]
     ids = np.asarray(participants, dtype=np.int64)
     order = np.argsort(ids, kind="stable")
-    con.execute("SET preserve_insertion_order = true")  # the stored order is the stream's
+    con.execute("SET preserve_insertion_order = true")  # the stored order is the streams'
 
-    def store(table: str, series: list[int]) -> IntArray:
-        listed = ", ".join(str(s) for s in series) or "NULL"
-        con.execute(
-            f"CREATE TEMP TABLE {table} AS SELECT series, plateau, confidence AS threshold, n_pred, "
-            f"loss_sum, participant_id FROM eval_cells WHERE n_pred > 0 AND series IN ({listed}) "
-            "ORDER BY series, plateau, participant_id"
-        )
+    def store(table: str, query: str) -> IntArray:
+        con.execute(f"CREATE TEMP TABLE {table} AS {query}")
         pid = con.execute(f"SELECT participant_id FROM {table}").fetchnumpy()["participant_id"]
         return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64)
 
-    stream_cells = store("eval_stream_cells", streamed)
+    def cells(series: list[int]) -> str:
+        listed = ", ".join(str(s) for s in series) or "NULL"
+        return (
+            "SELECT series, plateau, confidence AS threshold, n_pred, loss_sum, participant_id "
+            f"FROM eval_cells WHERE n_pred > 0 AND series IN ({listed}) "
+            "ORDER BY series, plateau, participant_id"
+        )
+
+    stream_cells = store("eval_stream_cells", cells(streamed))
     series_of = con.execute("SELECT series FROM eval_stream_cells").fetchnumpy()["series"]
     lo, hi = (np.searchsorted(series_of, streamed, side=side) for side in ("left", "right"))
     per_series = [(s, stream_cells[a:b]) for s, a, b in zip(streamed, lo, hi, strict=True)]
-    group_cells = store("eval_group_cells", grouped)
-    return Plan(ids, per_series, grouped, group_cells) if chosen else None
+    group_cells = store("eval_group_cells", cells(grouped))
+    keep = "" if chosen else "WHERE false"
+    people = store("eval_stream_people", f"FROM eval_people {keep} ORDER BY population, participant_id")
+    losses = store("eval_stream_losses", f"FROM eval_losses {keep} ORDER BY population, participant_id, loss")
+    return Plan(ids, per_series, grouped, group_cells, people, losses) if chosen else None
 
 
 def multiplicities(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[int, np.ndarray[Any, Any]]:
@@ -105,6 +118,22 @@ def multiplicities(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[int, np.nd
     return out
 
 
+# rc_totals_of's and rc_loss_runs' weighted sums (their exact branch: plan() requires integer
+# losses), over the participants in draw order instead of a join with the sample rows
+WEIGHTED_SQL = """
+    SELECT p.population, CAST($replicate AS INTEGER) AS replicate,
+           CAST(sum(w.w * p.n_items) AS BIGINT) AS n_total,
+           CAST(sum(w.w * p.n_pred) AS BIGINT) AS k_total,
+           sum(w.w * p.loss_sum) AS l_total, true AS integral
+    FROM eval_stream_people AS p POSITIONAL JOIN _weights AS w
+    WHERE w.w > 0
+    GROUP BY p.population"""
+RUNS_SQL = """
+    SELECT l.population, CAST($replicate AS INTEGER) AS replicate, l.loss AS v,
+           any_value(l.loss_scale) AS loss_scale, sum(w.w * l.n) AS c
+    FROM eval_stream_losses AS l POSITIONAL JOIN _weights AS w
+    WHERE w.w > 0
+    GROUP BY l.population, l.loss"""
 STREAM_SQL = """
     WITH cells AS (
         SELECT c.series, CAST($replicate AS INTEGER) AS replicate, c.plateau, c.threshold,
@@ -133,36 +162,60 @@ GROUP_SQL = """
     SELECT * EXCLUDE (k_total) FROM rc_running_exact('increments', 'totals')"""
 
 
-def points(con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, Any]) -> None:
-    """TEMP TABLE eval_points of the replicates in `samples` (all of whose blocks eval_totals
-    says are exact), each (series, replicate) block contiguous and in plateau order, as the
-    metric macros read them."""
-    totals = {
+def totals(
+    con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, Any]
+) -> dict[int, np.ndarray[Any, Any]]:
+    """TEMP TABLEs eval_totals (rc_totals_weighted) and eval_runs (the oracle's runs, as
+    rc_loss_runs) of the replicates in `samples`; returns their multiplicities for `points`."""
+    weights = multiplicities(plan, samples)
+    sums = (("eval_weighted", WEIGHTED_SQL, plan.people), ("eval_runs", RUNS_SQL, plan.losses))
+    for table, query, rows in sums:
+        for i, (replicate, m) in enumerate(weights.items()):
+            _insert(con, table, query, m[rows], {"replicate": replicate}, create=i == 0)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_totals AS FROM rc_totals_weighted('eval_series', 'eval_weighted')"
+    )
+    return weights
+
+
+def points(con: duckdb.DuckDBPyConnection, plan: Plan, weights: dict[int, np.ndarray[Any, Any]]) -> None:
+    """TEMP TABLE eval_points of the replicates weighted by `totals` (all of whose blocks
+    eval_totals says are exact), each (series, replicate) block contiguous and in plateau
+    order, as the metric macros read them."""
+    blocks = {
         (int(s), int(r)): (int(n), int(k), scale)
         for s, r, n, k, scale in con.execute(
             "SELECT series, replicate, n_total, k_total, loss_scale FROM eval_totals"
         ).fetchall()
     }
     con.execute("SET preserve_insertion_order = true")
+    # an empty block first: eval_points with the chunked path's column types
     empty = {"replicate": -1, "series": -1, "n_total": 1, "k_total": 1, "loss_scale": 1}
-    con.register("_weights", {"w": np.zeros(0, dtype=np.int32)})
-    try:  # the chunked path's column types (series, replicate and the totals cast alike)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {STREAM_SQL}", empty)
-    finally:
-        con.unregister("_weights")
-    for replicate, m in multiplicities(plan, samples).items():
+    _insert(con, "eval_points", STREAM_SQL, np.zeros(0, dtype=np.int32), empty, create=True)
+    for replicate, m in weights.items():
         if plan.grouped:
-            _insert(con, GROUP_SQL, m[plan.grouped_cells], {"replicate": replicate})
+            _insert(con, "eval_points", GROUP_SQL, m[plan.grouped_cells], {"replicate": replicate})
         for series, cells in plan.streamed:
-            n_total, k_total, scale = totals[(series, replicate)]
+            n_total, k_total, scale = blocks[(series, replicate)]
             if k_total:  # nothing predicted: the block has no points
                 params = {"replicate": replicate, "series": series, "n_total": n_total}
-                _insert(con, STREAM_SQL, m[cells], {**params, "k_total": k_total, "loss_scale": scale})
+                params.update(k_total=k_total, loss_scale=scale)
+                _insert(con, "eval_points", STREAM_SQL, m[cells], params)
 
 
-def _insert(con: duckdb.DuckDBPyConnection, query: str, weights: Any, params: dict[str, Any]) -> None:
+def _insert(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    query: str,
+    weights: Any,
+    params: dict[str, Any],
+    *,
+    create: bool = False,
+) -> None:
+    """The rows of `query` over `weights` (lined up with its stored table) into `table`."""
     con.register("_weights", {"w": weights})
     try:
-        con.execute(f"INSERT INTO eval_points {query}", params)
+        into = f"CREATE OR REPLACE TEMP TABLE {table} AS" if create else f"INSERT INTO {table}"
+        con.execute(f"{into} {query}", params)
     finally:
         con.unregister("_weights")
