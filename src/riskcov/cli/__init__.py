@@ -24,6 +24,7 @@ try:  # a Ctrl-C while the CLI is still loading: one line, like one during a com
         publish,
         riskcontrol,
         scod,
+        sql,
         warehouse,
     )
     from riskcov.cli.app import WarehouseOpt, app
@@ -77,5 +78,6 @@ __all__ = [
     "publish",
     "riskcontrol",
     "scod",
+    "sql",
     "warehouse",
 ]
