@@ -8,13 +8,14 @@
 -- l_cum (raw loss), exact for integer losses and costs such as 0.5, 1, 2, 4, so equal values
 -- tie exactly rather than by the last bit of a ratio.
 -- `points` names working points (rc_points' columns plateau, threshold, k_cum, l_cum,
--- n_total, coverage), `totals` their rc_totals (for loss_scale).
+-- n_total, coverage), `totals` their rc_totals (for loss_scale; every block of `totals` gets
+-- rows, so one without points gets Phi_c = 0 at no threshold).
 CREATE OR REPLACE MACRO rc_effective_reliability(points, totals, costs) AS TABLE
 WITH cost_list AS (
     SELECT DISTINCT CAST(unnest(costs) AS DOUBLE) AS cost
 ),
-blocks AS (
-    SELECT DISTINCT series, replicate FROM query_table(points)
+blocks AS (  -- from the totals: a block with no working point accepts nothing
+    SELECT DISTINCT series, replicate FROM query_table(totals)
 ),
 scaled AS (
     SELECT p.series, p.replicate, c.cost, p.plateau, p.threshold, p.coverage,

@@ -70,7 +70,7 @@ def test_csv_export_has_a_header_and_the_same_bytes_twice(example_warehouse, run
     assert lines[0] == (
         "run_id,run_timestamp,experiment_id,mode,method,seed,split,domain,csf,loss,cmax,aurc_full,"
         "augrc_full,aurc_optimal,augrc_optimal,eaurc,eaugrc,area_coverage,aurc_at_c,augrc_at_c,n_points,"
-        "aurc_optimal_population,eaurc_population,prob_ece,prob_nll,prob_brier"
+        "aurc_optimal_population,eaurc_population,prob_ece,prob_nll,prob_brier,aurc_ba,augrc_ba"
     )
     assert len(lines) == 53
     assert lines[1].split(",")[:11] == [
@@ -96,7 +96,8 @@ def test_unknown_table_is_refused_with_the_valid_names(example_warehouse, run_cl
     assert result.stderr == (
         "error: unknown table nope; valid tables: calibrators, command_runs, evaluation_curves, "
         "evaluation_metrics, evaluations, experiments, item_signals, items, metrics, ood_results, "
-        "participants, rc_points, risk_control_results, runs, sample_scores, samples, user_csfs\n"
+        "participants, rc_points, risk_control_p_values, risk_control_results, runs, sample_scores, "
+        "samples, scod_results, user_csfs\n"
     )
     assert not out.exists()
 

@@ -42,6 +42,19 @@ def test_split_fixed_sequence_tests_the_second_half_in_the_first_halfs_order(fir
     assert fwer.split_fixed_sequence(first, second, 0.1) == expected
 
 
+def _risk_control(run_cli, tmp_path, cal, test, *flags):
+    """risk-control's JSON over one method and seed with these cal and test (confidence, loss)
+    samples, in tmp_path/w.duckdb."""
+    lines = ["method,seed,split,domain,sample_id,confidence,loss"]
+    lines += [f"m,1,cal,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
+    lines += [f"m,1,test,id,{i},{c},{loss}" for i, (c, loss) in enumerate(test)]
+    src = tmp_path / "rc.csv"
+    src.write_text("\n".join(lines) + "\n")
+    r = run_cli(["risk-control", "--input", src, "--warehouse", tmp_path / "w.duckdb", *flags, "--json"])
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    return json.loads(r.stdout)
+
+
 def _hoeffding(loss: float, k: int, alpha: float) -> float:
     return 1.0 if k == 0 else math.exp(-2 * k * max(alpha - loss / k, 0.0) ** 2)
 
@@ -49,32 +62,21 @@ def _hoeffding(loss: float, k: int, alpha: float) -> float:
 def test_split_fixed_sequence_end_to_end_stores_the_second_halfs_p_values(tmp_path, run_cli):
     rng = np.random.RandomState(11)
     cal = [(float(rng.randint(0, 20)) / 20, int(rng.rand() < 0.15)) for _ in range(60)]
-    lines = ["method,seed,split,domain,sample_id,confidence,loss"]
-    lines += [f"m,1,cal,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
-    lines += [f"m,1,test,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal[:20])]
-    src = tmp_path / "rc.csv"
-    src.write_text("\n".join(lines) + "\n")
     wh = tmp_path / "w.duckdb"
-    r = run_cli(
-        [
-            "risk-control",
-            "--input",
-            src,
-            "--warehouse",
-            wh,
-            "--alpha",
-            "0.3",
-            "--bound",
-            "hoeffding",
-            "--candidates",
-            "6",
-            "--fwer",
-            "split-fixed-sequence",
-            "--json",
-        ]
+    doc = _risk_control(
+        run_cli,
+        tmp_path,
+        cal,
+        cal[:20],
+        "--alpha",
+        "0.3",
+        "--bound",
+        "hoeffding",
+        "--candidates",
+        "6",
+        "--fwer",
+        "split-fixed-sequence",
     )
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    doc = json.loads(r.stdout)
     # the definition: halves by RandomState(0).permutation, candidates from the whole cal split
     first = np.zeros(len(cal), dtype=bool)
     first[np.random.RandomState(0).permutation(len(cal))[: len(cal) // 2]] = True
@@ -111,31 +113,20 @@ def test_split_fixed_sequence_end_to_end_stores_the_second_halfs_p_values(tmp_pa
 @pytest.mark.parametrize("procedure", ["holm", "bonferroni", "fixed-sequence"])
 def test_each_procedure_picks_the_highest_coverage_rejected_candidate(tmp_path, run_cli, procedure):
     cal = [(0.95 - 0.01 * i, int(i % 7 == 6)) for i in range(80)]
-    lines = ["method,seed,split,domain,sample_id,confidence,loss"]
-    lines += [f"m,1,cal,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
-    lines += [f"m,1,test,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
-    src = tmp_path / "rc.csv"
-    src.write_text("\n".join(lines) + "\n")
-    r = run_cli(
-        [
-            "risk-control",
-            "--input",
-            src,
-            "--warehouse",
-            tmp_path / "w.duckdb",
-            "--alpha",
-            "0.3",
-            "--bound",
-            "hoeffding",
-            "--candidates",
-            "8",
-            "--fwer",
-            procedure,
-            "--json",
-        ]
+    doc = _risk_control(
+        run_cli,
+        tmp_path,
+        cal,
+        cal,
+        "--alpha",
+        "0.3",
+        "--bound",
+        "hoeffding",
+        "--candidates",
+        "8",
+        "--fwer",
+        procedure,
     )
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    doc = json.loads(r.stdout)
     p = [row["p_value"] for row in doc["p_values"]]
     for row in doc["p_values"]:  # the whole cal split's p-values
         accepted = [loss for c, loss in cal if c >= row["threshold"]]
@@ -153,33 +144,22 @@ def test_several_risks_at_once_take_the_largest_p_value(tmp_path, run_cli):
     """--risk selective:0.3 --risk coverage_loss:0.5: p(t) = max of the selective risk's
     Hoeffding p-value (n = accepted) and the rejected share's (n = all cal samples)."""
     cal = [(round(0.999 - 0.002 * i, 3), int(i % 10 == 9)) for i in range(400)]
-    lines = ["method,seed,split,domain,sample_id,confidence,loss"]
-    lines += [f"m,1,cal,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
-    lines += [f"m,1,test,id,{i},{c},{loss}" for i, (c, loss) in enumerate(cal)]
-    src = tmp_path / "rc.csv"
-    src.write_text("\n".join(lines) + "\n")
-    r = run_cli(
-        [
-            "risk-control",
-            "--input",
-            src,
-            "--warehouse",
-            tmp_path / "w.duckdb",
-            "--risk",
-            "selective:0.3",
-            "--risk",
-            "coverage_loss:0.5",
-            "--bound",
-            "hoeffding",
-            "--candidates",
-            "10",
-            "--fwer",
-            "holm",
-            "--json",
-        ]
+    doc = _risk_control(
+        run_cli,
+        tmp_path,
+        cal,
+        cal,
+        "--risk",
+        "selective:0.3",
+        "--risk",
+        "coverage_loss:0.5",
+        "--bound",
+        "hoeffding",
+        "--candidates",
+        "10",
+        "--fwer",
+        "holm",
     )
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    doc = json.loads(r.stdout)
     assert doc["options"]["alphas"] == [0.3] and {row["alpha"] for row in doc["rows"]} == {0.3}
     n = len(cal)
     for row in doc["p_values"]:

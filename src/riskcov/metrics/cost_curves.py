@@ -20,13 +20,15 @@ COLUMNS = ("phi", "threshold", "coverage")
 def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, costs: list[float]) -> None:
     """Phi_c, its threshold and coverage per series for replicate 0, when this chunk holds it
     (TEMP TABLE eval_points), into res.scalars[f"phi_{column}@{c!r}"][:, 0]."""
-    con.execute("CREATE OR REPLACE TEMP VIEW eval_points0 AS FROM eval_points WHERE replicate = 0")
+    for name in ("points", "totals"):
+        con.execute(f"CREATE OR REPLACE TEMP VIEW eval_{name}0_view AS FROM eval_{name} WHERE replicate = 0")
     out = con.execute(
         "SELECT series, cost, phi, threshold, coverage "
-        "FROM rc_effective_reliability('eval_points0', 'eval_totals', ?)",
+        "FROM rc_effective_reliability('eval_points0_view', 'eval_totals0_view', ?)",
         [costs],
     ).fetchnumpy()
-    con.execute("DROP VIEW eval_points0")
+    for name in ("points", "totals"):
+        con.execute(f"DROP VIEW eval_{name}0_view")
     if not len(out["series"]):
         return
     for c in costs:

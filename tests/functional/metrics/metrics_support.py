@@ -40,6 +40,29 @@ MISSING = object()  # a signal key that is absent from item_signals
 # --------------------------------------------------------------------------- run files
 
 
+def ingest_text(run_cli: Any, tmp_path: Path, text: str) -> Path:
+    """Write a per-sample CSV (run `run`) and ingest it into tmp_path/w.duckdb; the warehouse."""
+    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
+    src.write_text(text)
+    r = run_cli(["ingest", src, "--warehouse", wh])
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    return wh
+
+
+def json_of(run_cli: Any, *args: Any) -> dict[str, Any]:
+    """A command's --json document, checking it ran cleanly."""
+    r = run_cli([*args, "--json"])
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    doc: dict[str, Any] = json.loads(r.stdout)
+    return doc
+
+
+def evaluate_text(run_cli: Any, tmp_path: Path, text: str, *args: Any) -> dict[str, Any]:
+    """The artifact of `evaluate` over a per-sample CSV (ingest_text)."""
+    wh = ingest_text(run_cli, tmp_path, text)
+    return json_of(run_cli, "evaluate", "--input", "run", "--warehouse", wh, *args)
+
+
 def participant(
     pid: int, preds: Sequence[int | None], gts: Sequence[int], signals: Sequence[dict[str, Any]] | None = None
 ) -> dict[str, Any]:

@@ -5,7 +5,6 @@ through `evaluate` with bootstrap CIs over the same cluster draws."""
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metrics_support import draws
+from metrics_support import draws, evaluate_text
 
 # (confidence or None when abstained, loss, label)
 Sample = tuple[float | None, float, str]
@@ -189,17 +188,6 @@ def test_a_worked_example_by_hand(con):
     assert (aurc, augrc) == pytest.approx((37 / 216, 31 / 216), rel=1e-14)
 
 
-def _evaluate(run_cli: Any, tmp_path: Path, text: str, *args: str) -> dict[str, Any]:
-    src = tmp_path / "run.csv"
-    src.write_text(text)
-    wh = tmp_path / "w.duckdb"
-    r = run_cli(["ingest", src, "--warehouse", wh])
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    r = run_cli(["evaluate", "--input", "run", "--warehouse", wh, "--json", *args])
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    return json.loads(r.stdout)
-
-
 def test_evaluate_reports_them_with_cis_over_the_same_cluster_draws(tmp_path, run_cli):
     rng = np.random.RandomState(7)
     by_cluster: dict[int, list[Sample]] = {}
@@ -213,7 +201,7 @@ def test_evaluate_reports_them_with_cis_over_the_same_cluster_draws(tmp_path, ru
         by_cluster.setdefault(cluster, []).append((conf, float(label != pred), label))
     text = "sample_id,cluster,confidence,label,prediction,abstained\n" + "\n".join(lines) + "\n"
     b, seed = 30, 5
-    m = _evaluate(run_cli, tmp_path, text, "--bootstrap-resamples", str(b), "--seed", str(seed))
+    m = evaluate_text(run_cli, tmp_path, text, "--bootstrap-resamples", str(b), "--seed", str(seed))
     m = m["confidence_variants"]["confidence"]
     pids = sorted(by_cluster)
     point = oracle([s for c in pids for s in by_cluster[c]])
@@ -236,6 +224,8 @@ def _stored(tmp_path: Path) -> list[tuple[Any, ...]]:
 
 def test_runs_without_labels_have_no_class_balanced_keys(tmp_path, run_cli):
     text = "sample_id,confidence,correct\n1,0.9,1\n2,0.7,0\n3,0.5,1\n"
-    m = _evaluate(run_cli, tmp_path, text, "--bootstrap-resamples", "0")["confidence_variants"]["confidence"]
+    m = evaluate_text(run_cli, tmp_path, text, "--bootstrap-resamples", "0")["confidence_variants"][
+        "confidence"
+    ]
     assert "aurc_ba" not in m and "augrc_ba" not in m
     assert _stored(tmp_path) == [(None, None)]

@@ -5,7 +5,6 @@ through `evaluate` (artifact, stored rows)."""
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from metrics_support import evaluate_text
 
 # (confidence or None when abstained, loss)
 Sample = tuple[float | None, float]
@@ -107,8 +107,8 @@ sample_lists = st.lists(
 def test_the_macro_equals_the_definition(con, samples):
     got = macro_rows(con, samples)
     n = len(samples)
-    if all(conf is None for conf, _ in samples):
-        assert got == {}  # no working point: no block
+    if all(conf is None for conf, _ in samples):  # no working point: accepting nothing
+        assert got == {c: (0.0, None, 0.0) for c in COSTS}
         return
     for c in COSTS:
         phi, threshold = best_phi(samples, c)
@@ -117,17 +117,6 @@ def test_the_macro_equals_the_definition(con, samples):
         )
         assert got[c][0] == pytest.approx(float(phi), rel=1e-12, abs=1e-15)
         assert got[c][1:] == (threshold, pytest.approx(accepted / n, rel=1e-15))
-
-
-def _evaluate(run_cli: Any, tmp_path: Path, text: str, *args: str) -> dict[str, Any]:
-    src = tmp_path / "run.csv"
-    src.write_text(text)
-    wh = tmp_path / "w.duckdb"
-    r = run_cli(["ingest", src, "--warehouse", wh])
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    r = run_cli(["evaluate", "--input", "run", "--warehouse", wh, "--json", *args])
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    return json.loads(r.stdout)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -142,7 +131,7 @@ def test_evaluate_reports_the_best_threshold_per_cost_and_the_oracle_gap(tmp_pat
         samples.append((conf, loss))
         lines.append(f"{i},{'' if conf is None else conf},{int(loss == 0)},{str(abstained).lower()}")
     text = "sample_id,confidence,correct,abstained\n" + "\n".join(lines) + "\n"
-    art = _evaluate(run_cli, tmp_path, text, "--bootstrap-resamples", "0", "--costs", "0,1,3")
+    art = evaluate_text(run_cli, tmp_path, text, "--bootstrap-resamples", "0", "--costs", "0,1,3")
     m = art["confidence_variants"]["confidence"]
     assert art["options"]["costs"] == [0.0, 1.0, 3.0]
     for c in (0.0, 1.0, 3.0):

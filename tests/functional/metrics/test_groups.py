@@ -4,11 +4,9 @@ evaluation's own cluster draws, and the coverage gaps at each CSF's Coverage@Ris
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from metrics_support import draws
+from metrics_support import draws, ingest_text, json_of
 
 # (confidence or None when abstained, loss, label)
 Sample = tuple[float | None, float, str]
@@ -43,30 +41,28 @@ def test_group_metrics_and_coverage_gaps_equal_the_oracle(tmp_path, run_cli):
         label, pred = "pqr"[rng.randint(0, 3)], "pqr"[rng.randint(0, 3)]
         lines.append(f"{i},{cluster},{'' if conf is None else conf},{label},{pred},{str(abstained).lower()}")
         by_cluster.setdefault(cluster, []).append((conf, float(label != pred), label))
-    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
-    src.write_text("sample_id,cluster,confidence,label,prediction,abstained\n" + "\n".join(lines) + "\n")
-    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
-    b, seed = 30, 4
-    r = run_cli(
-        [
-            "evaluate",
-            "--input",
-            "run",
-            "--warehouse",
-            wh,
-            "--group",
-            "label",
-            "--alpha-grid",
-            "0.2,0.5",
-            "--bootstrap-resamples",
-            str(b),
-            "--seed",
-            str(seed),
-            "--json",
-        ]
+    wh = ingest_text(
+        run_cli,
+        tmp_path,
+        "sample_id,cluster,confidence,label,prediction,abstained\n" + "\n".join(lines) + "\n",
     )
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    art = json.loads(r.stdout)
+    b, seed = 30, 4
+    art = json_of(
+        run_cli,
+        "evaluate",
+        "--input",
+        "run",
+        "--warehouse",
+        wh,
+        "--group",
+        "label",
+        "--alpha-grid",
+        "0.2,0.5",
+        "--bootstrap-resamples",
+        str(b),
+        "--seed",
+        str(seed),
+    )
     block = art["groups"]
     everyone = [s for c in sorted(by_cluster) for s in by_cluster[c]]
     assert block["column"] == "label" and block["values"] == sorted({s[2] for s in everyone})

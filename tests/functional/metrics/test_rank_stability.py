@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from metrics_support import Config, Unit, assert_same, draws, rank_stability, scalars
+from metrics_support import Config, Unit, assert_same, draws, ingest_text, rank_stability, scalars
 
 from riskcov.bootstrap.ranks import holm
 
@@ -65,9 +65,7 @@ def test_holm_equals_the_textbook_adjustment(p):
 @pytest.mark.parametrize("seed", [3, 4])
 def test_ranks_and_pairs_equal_the_oracle_over_the_same_draws(tmp_path, run_cli, seed):
     text, by_cluster = _run(seed)
-    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
-    src.write_text(text)
-    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    wh = ingest_text(run_cli, tmp_path, text)
     b = 60
     r = run_cli(
         [
@@ -98,9 +96,7 @@ def test_ranks_and_pairs_equal_the_oracle_over_the_same_draws(tmp_path, run_cli,
 
 def test_the_console_shows_it_and_the_report_draws_it(tmp_path, run_cli):
     text, _ = _run(5)
-    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
-    src.write_text(text)
-    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    wh = ingest_text(run_cli, tmp_path, text)
     out = tmp_path / "art.json"
     r = run_cli(
         [
@@ -136,9 +132,7 @@ def test_the_console_shows_it_and_the_report_draws_it(tmp_path, run_cli):
 
 def test_one_csf_or_no_bootstrap_has_no_rank_stability(tmp_path, run_cli):
     text, _ = _run(6)
-    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
-    src.write_text(text)
-    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    wh = ingest_text(run_cli, tmp_path, text)
     for args in (
         ["--confidence", "a", "--bootstrap-resamples", "20"],
         ["--confidence", "all", "--bootstrap-resamples", "0"],

@@ -9,7 +9,7 @@ import json
 import duckdb
 import numpy as np
 import pytest
-from metrics_support import draws
+from metrics_support import draws, ingest_text, json_of
 
 # (ood, confidence or None when abstained, loss)
 Sample = tuple[bool, float | None, float]
@@ -55,30 +55,24 @@ def _data(seed: int) -> tuple[str, dict[tuple[bool, int], list[Sample]]]:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_scod_equals_the_oracle_with_cis_over_the_same_draws(tmp_path, run_cli, seed):
     text, by_cluster = _data(seed)
-    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
-    src.write_text(text)
-    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    wh = ingest_text(run_cli, tmp_path, text)
     b, costs, alphas = 40, [0.0, 0.3, 1.0], [0.1, 0.25]
-    r = run_cli(
-        [
-            "scod",
-            "--input",
-            "run",
-            "--warehouse",
-            wh,
-            "--c-ood",
-            "0,0.3,1",
-            "--alpha-grid",
-            "0.1,0.25",
-            "--bootstrap-resamples",
-            str(b),
-            "--seed",
-            str(seed),
-            "--json",
-        ]
+    doc = json_of(
+        run_cli,
+        "scod",
+        "--input",
+        "run",
+        "--warehouse",
+        wh,
+        "--c-ood",
+        "0,0.3,1",
+        "--alpha-grid",
+        "0.1,0.25",
+        "--bootstrap-resamples",
+        str(b),
+        "--seed",
+        str(seed),
     )
-    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    doc = json.loads(r.stdout)
     keys = sorted(by_cluster)  # id clusters first, each domain's in cluster order
     assert doc["inputs"]["clusters"] == len(keys)
     assert [(row["csf"], row["c_ood"]) for row in doc["rows"]] == [("confidence", c) for c in costs]
@@ -115,9 +109,7 @@ def test_scod_equals_the_oracle_with_cis_over_the_same_draws(tmp_path, run_cli, 
 def test_a_wrong_id_sample_counts_and_an_ood_sample_costs_c(tmp_path, run_cli):
     # accepted in order: OOD (cost c), wrong ID (1 - c), right ID (0)
     text = "sample_id,domain,confidence,correct\n1,ood,0.9,1\n2,id,0.8,0\n3,id,0.7,1\n"
-    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
-    src.write_text(text)
-    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    wh = ingest_text(run_cli, tmp_path, text)
     r = run_cli(
         [
             "scod",
@@ -141,8 +133,6 @@ def test_a_wrong_id_sample_counts_and_an_ood_sample_costs_c(tmp_path, run_cli):
 
 
 def test_a_run_without_ood_samples_is_refused(tmp_path, run_cli):
-    src, wh = tmp_path / "run.csv", tmp_path / "w.duckdb"
-    src.write_text("sample_id,confidence,correct\n1,0.9,1\n2,0.5,0\n")
-    assert run_cli(["ingest", src, "--warehouse", wh]).exit_code == 0
+    wh = ingest_text(run_cli, tmp_path, "sample_id,confidence,correct\n1,0.9,1\n2,0.5,0\n")
     r = run_cli(["scod", "--input", "run", "--warehouse", wh])
     assert r.exit_code != 0 and "domain ood" in r.stderr, r.stderr

@@ -97,6 +97,15 @@ def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
                 },
                 "coverage_at_risk": no_coverage_at_risk(DEFAULT_ALPHAS),  # risks 1 and 2/3
                 "bootstrap": {},
+                # Phi_c = (k - (1 + c) L) / 8 at (k, L) = (2, 2), (3, 2): only c = 0 scores above 0
+                "effective_reliability": {
+                    "0.00": {"cost": 0.0, "value": 1 / 8, "threshold": 1.0, "coverage": 3 / 8},
+                    **{
+                        f"{c:.2f}": {"cost": c, "value": 0.0, "threshold": None, "coverage": 0.0}
+                        for c in (0.5, 1.0, 2.0, 4.0)
+                    },
+                },
+                "oracle_gap_area": None,  # eaurc_population: losses are not 0/1
                 "curve": {
                     "coverage": [0.25, 3 / 8],
                     "selective_risk": [1.0, 2 / 3],
@@ -111,6 +120,7 @@ def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
             "coverage_grid": [0.25, 0.5],
             "area_coverage": 0.5,
             "alpha_grid": DEFAULT_ALPHAS,
+            "costs": [0.0, 0.5, 1.0, 2.0, 4.0],
             "bootstrap_resamples": 0,
             "seed": 42,
             "confidence": "llm",
