@@ -93,9 +93,9 @@ def seed_results(
         i, o = ex.load(con, id_e, csf), ex.load(con, ood_e, csf)
         args = (i.confidence, i.abstained, o.confidence, o.abstained)
         try:
-            at_coverage = ood.ood_at_id_coverage(*args, opts.id_coverage)
+            at_coverage = ood.ood_at_id_coverage(con, *args, opts.id_coverage)
             dar = ood.dar_at_thresholds(*args, opts.thresholds)
-            fpr = ood.fpr_at_95_tpr(*args)
+            fpr = ood.fpr_at_95_tpr(con, *args)
             auroc = ood.auroc(con, *args)
         except InputError as exc:
             raise InputError(f"method {method} seed {seed} split {opts.split}: {exc}") from None
