@@ -133,7 +133,7 @@ def compare(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
             test_e = tests[(method, s)][1]
             t = ex.load(con, test_e, csf)
             pts = rules.working_points(t.confidence, t.loss, t.abstained)
-            car.append(rules.uncertified(pts, opts.alpha).coverage)
+            car.append(rules.uncertified(con, pts, opts.alpha).coverage)
             aurcs.append(aurc[test_e.experiment_id])
         mine = [r for r in certified if r["method"] == method]
         violations = sum(r["violated"] for r in mine)

@@ -113,11 +113,13 @@ def _loaded(con: duckdb.DuckDBPyConnection, e: ex.Experiment, csf: str, bound: s
     return data
 
 
-def _choose(points: rules.Points, rule: str, alpha: float, opts: Options) -> rules.Choice:
+def _choose(
+    con: duckdb.DuckDBPyConnection, points: rules.Points, rule: str, alpha: float, opts: Options
+) -> rules.Choice:
     if rule == "certified":
         return rules.certify(points, alpha, opts.delta, opts.bound, opts.procedure, opts.candidates)
     if rule == "uncertified":
-        return rules.uncertified(points, alpha)
+        return rules.uncertified(con, points, alpha)
     return rules.crc(points, alpha)
 
 
@@ -138,7 +140,7 @@ def seed_rows(
             raise ex.named(cal_e, exc) from None
         for alpha in opts.alphas:
             for rule in wanted:
-                choice = _choose(points, rule, alpha, opts)
+                choice = _choose(con, points, rule, alpha, opts)
                 got = rules.apply(choice.threshold, test.confidence, test.loss, test.abstained)
                 rows.append(
                     {
