@@ -37,7 +37,9 @@ def _on_or_above(
     if np.issubdtype(det.dtype, np.integer):
         return np.asarray(det <= 0)
     out = np.asarray(det <= 0)
-    for i in np.flatnonzero(~(np.abs(det) > _ERROR_BOUND * (np.abs(left) + np.abs(right)))):
+    # three equal risks (a run of error-free points, say) are collinear without any rounding
+    level = (y == yp) & (yn == yp)
+    for i in np.flatnonzero(~(np.abs(det) > _ERROR_BOUND * (np.abs(left) + np.abs(right))) & ~level):
         f = [Fraction(float(v[i])) for v in (xp, yp, x, y, xn, yn)]
         out[i] = (f[5] - f[1]) * (f[2] - f[0]) - (f[3] - f[1]) * (f[4] - f[0]) <= 0
     return out
