@@ -33,7 +33,7 @@ __all__ = ["Evaluation", "Options", "evaluate_and_store", "run"]
 
 @dataclass
 class Evaluation:
-    """What `run` produced: the artifact (SPEC §6) and the CSFs skipped under `all`."""
+    """What `run` produced: the artifact (docs/formats.md) and the CSFs skipped under `all`."""
 
     artifact: dict[str, Any]
     skipped: dict[str, str] = field(default_factory=dict)
@@ -205,7 +205,7 @@ def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
     }
     if inp.per_sample:
         entry.update({k: inp.fields[k] for k in ("method", "seed", "split", "domain")})
-        # SPEC §10: the experiment's own `prob`, when its file gave one and losses are 0/1
+        # docs/metrics.md: the experiment's own `prob`, when its file gave one and losses are 0/1
         row = one(
             con.execute(
                 "SELECT n, ece, nll, brier, n_bins FROM v_prob_calibration WHERE experiment_id = ?",
@@ -299,8 +299,8 @@ def evaluate_and_store(
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         inputs = resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested, uncommitted
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
-        # replicate chunk's points would stay in memory (8.3 GB for 189 participants paired x
-        # all x 10,000). With every input committed, the replicates run on a connection of their
+        # replicate chunk's points would stay in memory (gigabytes for a large paired `all`
+        # run). With every input committed, the replicates run on a connection of their
         # own, outside it; only the stored rows are written here. An input ingested just now is
         # seen by this transaction alone, so then the replicates run in it.
         fresh = one(con.execute("SELECT count(*) FROM runs")) != runs_before

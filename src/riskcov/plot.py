@@ -6,10 +6,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import duckdb
-
 from riskcov.errors import MissingExtraError, UsageError
-from riskcov.options import Options
 from riskcov.report.curves import Line, merge_identical
 
 FORMATS = (".png", ".svg")
@@ -95,20 +92,6 @@ def _panel(ax: Any, lines: list[Line], key: str, name: str) -> None:
     ax.set_ylabel(name)
     ax.set_title(f"{name} vs coverage")
     ax.grid(True, alpha=0.3)
-
-
-def plot_run(
-    con: duckdb.DuckDBPyConnection, opts: Options, confidences: list[str], ci: bool, output: Path
-) -> list[Line]:
-    """`riskcov plot --input ...`: evaluate with evaluate's SQL (nothing stored), then draw."""
-    from riskcov.report.curves import evaluated_lines
-
-    check_output(output)
-    require_matplotlib()  # before the evaluation, so a missing extra fails at once
-    lines = evaluated_lines(con, opts, confidences, ci)
-    title = " · ".join([*opts.inputs, *opts.modes]) + f" ({opts.estimator})"
-    render(lines, output, title)
-    return lines
 
 
 def plot_artifact(artifact_path: Path, output: Path) -> list[Line]:

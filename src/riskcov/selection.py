@@ -1,5 +1,5 @@
 """What an evaluation takes: `--input` runs resolved to experiments, and the analysis set of
-participants (or sample clusters) metrics are computed on (SPEC §5, §9)."""
+participants (or sample clusters) metrics are computed on (docs/metrics.md, docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -184,7 +184,7 @@ def _text(v: object) -> str | None:
 
 
 def analysis_set(inputs: list[Input], intersection_only: bool) -> AnalysisSet:
-    """SPEC §5: one input uses its successful participants; a pair, those successful in both."""
+    """docs/metrics.md: one input uses its successful participants; a pair, those successful in both."""
     if len(inputs) == 1:
         (only,) = inputs
         return AnalysisSet(

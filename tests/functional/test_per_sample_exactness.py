@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from riskcov import evaluate
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 COLUMNS = "sample_id, cluster, confidence_a, confidence_b, loss, abstained"
 Row = tuple[str, int, float, float, float, bool]

@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 
 from riskcov.cli import app
 from riskcov.evaluate import Options, run
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
 EXAMPLES = min(40, int(os.environ.get("RISKCOV_PROPERTY_EXAMPLES", "30")))

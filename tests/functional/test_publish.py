@@ -4,13 +4,13 @@ atomic swap under a reader process, the opt-outs and the failures that leave it 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
 import pytest
+from docs_support import sql_blocks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "example_run.json"
@@ -97,7 +97,7 @@ def test_every_snapshot_view_reads_the_same_rows_read_only(example_warehouse, ru
     assert sql(snap, definitions)[0][0].endswith(" FROM rc_points;")
 
 
-def test_readme_queries_give_the_warehouse_rows_on_the_snapshot(example_warehouse, run_cli, sql):
+def test_documented_queries_give_the_warehouse_rows_on_the_snapshot(example_warehouse, run_cli, sql):
     paired = ["--input", EXAMPLE, "--mode", "zero_shot", "--input", EXAMPLE, "--mode", "few_shot"]
     evaluated = run_cli(
         ["evaluate", *paired, "--bootstrap-resamples", "20", "--json", "--warehouse", example_warehouse],
@@ -105,10 +105,10 @@ def test_readme_queries_give_the_warehouse_rows_on_the_snapshot(example_warehous
     )
     assert evaluated.exit_code == 0
     snap = example_warehouse.parent / "riskcov-bi.duckdb"
-    queries = re.findall(r"```sql\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
+    queries = sql_blocks()  # the README's, then the SQL cookbook's and risk control's
     rows = [sql(snap, q) for q in queries]
     assert rows == [sql(example_warehouse, q) for q in queries]
-    assert [len(r) for r in rows] == [1, 2, 16, 0]  # deltas of llm and total_evidence; no risk-control
+    assert [len(r) for r in rows] == [1, 1, 2, 16, 0]  # deltas of llm and total_evidence; no risk-control
 
 
 def test_writing_commands_publish_unless_told_not_to(tmp_path, run_cli):

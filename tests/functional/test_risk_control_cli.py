@@ -414,7 +414,7 @@ def test_phq8_runs_and_duplicate_keys_are_refused(
     r = run_cli(["ood", "--input", "worked01", "--warehouse", warehouse_path])
     assert (r.exit_code, r.stderr) == (
         1,
-        "error: --input worked01: run worked01 is a PHQ-8 run, not a per-sample run (SPEC §9)\n",
+        "error: --input worked01: run worked01 is a PHQ-8 run, not a per-sample run\n",
     )
     r = run_cli(["risk-control", "--input", "demo", "--input", "copy", "--warehouse", warehouse_path])
     assert (r.exit_code, r.stderr) == (

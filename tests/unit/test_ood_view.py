@@ -12,8 +12,8 @@ import duckdb
 import numpy as np
 import pytest
 
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.ingest import ingest_file
-from riskcov.warehouse import open_warehouse
 
 COLUMNS = (
     "method, seed, split, csf, id_coverage_target, threshold, id_coverage_actual, ood_accept_rate, "

@@ -1,4 +1,4 @@
-"""`riskcov calibrate`: fit a calibrator on the predicted items of one experiment (SPEC §11),
+"""`riskcov calibrate`: fit a calibrator on the predicted items of one experiment (docs/calibration.md),
 report its metrics, store it in `calibrators` and write its artifact, in one transaction."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def _rows(
                 f"--features {f}: run {inp.run_id}, {inp.describe()} has no predicted item with signal {f}"
             )
     cols = ", ".join(f"{feature_sql(f, normalise=normalise)} AS f{j}" for j, f in enumerate(features))
-    # SPEC §11: temperature scaling of verbalized confidence leaves out items where it is null
+    # docs/calibration.md: temperature scaling of verbalized confidence leaves out items where it is null
     skip_null = (
         " AND s.verbalized_confidence IS NOT NULL"
         if normalise and features == ["verbalized_confidence"]

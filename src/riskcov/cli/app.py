@@ -16,7 +16,7 @@ from riskcov.errors import RiskcovError, UsageError
 try:  # typer >= 0.25 vendors click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 except ImportError:  # pragma: no cover - older typer on real click
-    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef]
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
 from typer.core import TyperGroup
 
 coercion.install()  # typer's option values without pydantic where they are plain
@@ -167,8 +167,9 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
 
 def _publish_after(warehouse: Path | None) -> None:
     from riskcov.errors import PublishError, PublishInterrupted
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
     from riskcov.publish import publish_snapshot, resolve_target
-    from riskcov.warehouse import open_warehouse, resolve_path
+    from riskcov.warehouse import resolve_path
 
     stale = "the warehouse is updated but the BI snapshot is not"
     try:

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 
 def _show(value: object) -> str:
@@ -27,7 +27,7 @@ def calibrate(
     output: Annotated[Path | None, typer.Option(help="Also write the calibrator JSON here.")] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Fit a calibrator (SPEC §11) on one experiment's predicted items and store it."""
+    """Fit a calibrator (docs/calibration.md) on one experiment's predicted items and store it."""
     from riskcov.calibration.command import CalibrateOptions
     from riskcov.calibration.command import calibrate as fit_and_store
 

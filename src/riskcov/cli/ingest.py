@@ -7,9 +7,9 @@ from typing import Annotated, Any
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, err, guarded, publishes, stderr_bar
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.formats import IngestOptions
 from riskcov.ingest import expand_paths, ingest_paths
-from riskcov.warehouse import open_warehouse
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""The per-sample table format (SPEC §9) behind the `formats` interface: `stage_samples`
+"""The per-sample table format (docs/formats.md) behind the `formats` interface: `stage_samples`
 validates the file into temp tables; `fill` moves them into `samples` and `sample_scores`
 under the experiment ids the orchestrator drew, one experiment per (method, seed, split,
 domain)."""

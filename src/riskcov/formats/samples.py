@@ -1,4 +1,4 @@
-"""Per-sample tables (SPEC §9): read a CSV, Parquet or JSONL file, validate it, stage it.
+"""Per-sample tables (docs/formats.md): read a CSV, Parquet or JSONL file, validate it, stage it.
 
 `stage_samples` reads the file with DuckDB's own readers (CSV cells all as text, so every type
 decision and message is ours, not the sniffer's; a Parquet file is read in place), checks the
@@ -9,7 +9,7 @@ row, then leftmost column) as one line, and only then lays the rows out for `fil
 - `staged_samples`: one row per sample, with its experiment (method, seed, split, domain),
   `row_number` (1-based data row of the file), `sample_index` (0-based, file order within
   its experiment), `sample_id`, `cluster` and `cluster_no` (dense rank 1..C of the cluster
-  within its experiment: numeric order for an integer column, else text order; SPEC §5's
+  within its experiment: numeric order for an integer column, else text order; docs/metrics.md's
   sorted participants), `abstained`, `loss`, `label`, `prediction`, `prob`;
 - `staged_scores`: one row per sample and score column (`confidence` is CSF `confidence`,
   `confidence_<name>` is CSF `<name>`); NULL for an abstained sample, whatever the file says.

@@ -139,7 +139,7 @@ def ingest_file(
     if same:
         return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
     run = fmt.parse(con, path, data, options)
-    del data  # the file's bytes (447 MiB for 100,000 participants) are not needed while storing
+    del data  # the file's bytes (hundreds of MiB for a large run) are not needed while storing
     old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
         raise InputError(

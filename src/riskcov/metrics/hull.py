@@ -1,4 +1,4 @@
-"""Lower convex hulls of working points, and the achievable AURC (docs: metrics): the lower
+"""Lower convex hulls of working points, and the achievable AURC (docs/metrics.md): the lower
 convex hull of the working points (coverage, selective risk), integrated by the same SQL as
 every other area (rc_running gives the hull points their predecessors' values). The one hull
 routine, `lower_hull`, also picks fd-shifts' dominant points (metrics.interpolated)."""

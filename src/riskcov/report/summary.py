@@ -190,7 +190,7 @@ def plain(art: dict[str, Any], artifact_path: str | None) -> str | None:
 
 
 def show(art: dict[str, Any], artifact_path: str | None) -> None:
-    """Print the summary on stdout: without rich (and its ~50 ms import) when stdout is not a
+    """Print the summary on stdout: without rich (and its slow import) when stdout is not a
     terminal and `plain` can draw it byte for byte as rich would, else with rich."""
     text = None
     out = sys.stdout

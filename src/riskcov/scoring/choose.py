@@ -1,5 +1,5 @@
 """The CSFs a PHQ-8 evaluation's `--confidence` names, beyond the registry's: the user's stored
-CSFs, `sql:EXPR`, and the calibrated ones of SPEC §11 (`--calibration FILE|ID`).
+CSFs, `sql:EXPR`, and the calibrated ones of docs/calibration.md (`--calibration FILE|ID`).
 
 Every choice is SQL over `item_signals AS s` (a calibrator too: riskcov.calibration.to_sql), so
 the point estimate and every bootstrap replicate run the same SQL as every built-in CSF.
@@ -44,7 +44,7 @@ def _finite(name: str, expr: str) -> str:
 
 
 def _lacking(cal: Calibrator, expr: str) -> str:
-    """`calibrated`'s problem SQL: a feature no item of the experiment has (SPEC §11 gives a
+    """`calibrated`'s problem SQL: a feature no item of the experiment has (docs/calibration.md gives a
     missing key of one item its default, but a feature the whole run lacks is an error)."""
     whens = [
         f"WHEN NOT EXISTS (SELECT 1 FROM item_signals AS x WHERE x.experiment_id = i.experiment_id"

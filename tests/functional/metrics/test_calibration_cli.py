@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from metrics_support import Unit, areas, participant, run_doc, working_points, write_json
 
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.scoring.choose import choose
 from riskcov.scoring.confidences import item_confidences_sql
-from riskcov.warehouse import open_warehouse
 
 ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
 PIDS = list(range(1, 13))

@@ -35,7 +35,7 @@ from metrics_support import (
 )
 
 from riskcov.evaluate import Options, run
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 # RISKCOV_PROPERTY_EXAMPLES=500 for a longer hunt; the default keeps the suite fast
 EXAMPLES = int(os.environ.get("RISKCOV_PROPERTY_EXAMPLES", "40"))
