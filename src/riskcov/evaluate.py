@@ -6,7 +6,9 @@ stored rows and the artifact land together or not at all); `run` computes withou
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +21,10 @@ from riskcov import __version__
 from riskcov.bootstrap import sample_chunks
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.metrics import chunks, engine
+from riskcov.metrics import chunks, engine, plateau_stream
 from riskcov.options import Options
 from riskcov.report import artifact, store
-from riskcov.scoring import csf
-from riskcov.scoring.choose import Choice, choose
+from riskcov.scoring.choose import choose, choose_samples
 from riskcov.scoring.scored import Series, build_scored
 from riskcov.selection import Input, analysis_set, resolve
 from riskcov.warehouse import quiet
@@ -107,19 +108,16 @@ def run(
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
     loss = _loss(con, opts, inputs)
-    choice = Choice([])
     if inputs[0].per_sample:
-        if opts.calibration is not None:
-            raise UsageError("--calibration applies to PHQ-8 runs (item signals), not per-sample runs")
         columns = [_sample_csfs(con, i) for i in inputs]
-        chosen, skip_unsupported = csf.select_samples(opts.confidence, columns)
+        choice = choose_samples(con, opts.confidence, opts.calibration, columns)
     else:
         choice = choose(con, opts.confidence, opts.calibration)
-        chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
-        if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
-            from riskcov.scoring.user_csf import deny_external_access
+    chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
+    if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
+        from riskcov.scoring.user_csf import deny_external_access
 
-            deny_external_access(con)
+        deny_external_access(con)
     try:
         series, problems = build_scored(
             con, inputs, chosen, analysis.participants, loss["name"], opts.estimator
@@ -250,6 +248,7 @@ def _compute_all(
     connections at once when they are worth it (metrics/chunks.py)."""
     chunk, workers = engine.plan_chunks(con, b)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
+    stream = plateau_stream.plan(con, participants)  # None: the chunked path's sort per chunk
     total = engine.Results(b + 1)
     lock = threading.Lock()  # chunks finish on several threads
     done = 0
@@ -267,6 +266,7 @@ def _compute_all(
             alphas=opts.alpha_grid,
             estimator=opts.estimator,
             curve_points=opts.curve_points,
+            stream=None if stream is None else (stream, rows),
         )
         with lock:
             if after_chunk:
@@ -316,3 +316,16 @@ def evaluate_and_store(
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
             artifact.write(result.artifact, result.path)
     return result
+
+
+class _CallableModule(types.ModuleType):
+    """This module is also `riskcov.evaluate`, the Python API's one-call evaluation (the package
+    attribute of a submodule is the submodule): calling it calls `riskcov.api.evaluate`."""
+
+    def __call__(self, data: Any, /, **kwargs: Any) -> Any:
+        from riskcov.api import evaluate as evaluate_data
+
+        return evaluate_data(data, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -38,27 +38,34 @@ def render(lines: list[Line], path: Path, title: str) -> None:
     """Two panels (selective and generalized risk vs coverage), a line per curve (identical
     curves once), Cmax marked by a dotted vertical line, bootstrap bands shaded; SVG output is
     byte-reproducible."""
-    lines = merge_identical(lines)
     fmt = check_output(path)
     matplotlib = require_matplotlib()
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     # a fixed hash salt and no date make the SVG's ids and metadata identical run to run
     with matplotlib.rc_context({"svg.hashsalt": "riskcov", "svg.fonttype": "none"}):
-        fig = Figure(figsize=(11, 4.6), layout="constrained")
-        FigureCanvasAgg(fig)
-        axes = fig.subplots(1, 2)
-        for ax, (key, name) in zip(axes, PANELS, strict=True):
-            _panel(ax, lines, key, name)
-        axes[0].legend(loc="best", fontsize="small")
-        fig.suptitle(title)
+        fig = draw(lines, title)
         metadata: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fig.savefig(path, format=fmt, metadata=metadata, dpi=120)
         except OSError as exc:
             raise UsageError(f"--output {path}: cannot write the picture: {exc.strerror}") from None
+
+
+def draw(lines: list[Line], title: str) -> Any:
+    """The two panels of `render` as a matplotlib Figure (shown by a notebook cell)."""
+    require_matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    lines = merge_identical(lines)
+    fig = Figure(figsize=(11, 4.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2)
+    for ax, (key, name) in zip(axes, PANELS, strict=True):
+        _panel(ax, lines, key, name)
+    axes[0].legend(loc="best", fontsize="small")
+    fig.suptitle(title)
+    return fig
 
 
 def _panel(ax: Any, lines: list[Line], key: str, name: str) -> None:

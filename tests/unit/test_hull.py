@@ -10,6 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.metrics.hull import lower_hull
 
 
@@ -60,7 +61,7 @@ def _block() -> st.SearchStrategy[list[tuple[int, int]]]:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(_block(), min_size=1, max_size=6))
 def test_dominant_points_are_the_monotone_chain_hull(blocks):
     got = lower_hull(*_stacked(blocks, np.int64), from_origin=True)
@@ -101,7 +102,7 @@ def _curve(draw) -> list[tuple[float, float]]:
     return [(k / n, r) for k, r in zip(ks, risks, strict=True)]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(_curve(), min_size=1, max_size=5))
 def test_working_point_hull_is_the_exact_monotone_chain(curves):
     got = lower_hull(*_stacked(curves, np.float64), from_origin=False)

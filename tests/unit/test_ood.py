@@ -1,4 +1,5 @@
 """OOD acceptance at a fixed ID coverage (the macro rc_ood_at_id_coverage), DAR and AUROC
+(docs/risk-control.md)
 against direct oracles: numpy.quantile (linear) is the threshold's definition, acceptance is
 counted sample by sample."""
 
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.errors import InputError, UsageError
 from riskcov.ood import DEFAULT_TARGETS, auroc, dar_at_thresholds, fpr_at_95_tpr, ood_at_id_coverage
 
@@ -81,14 +83,14 @@ def expected_rows(ident, ood, targets):
     return out
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ident=domain(), ood=domain(), targets=st.lists(st.sampled_from(TARGETS), min_size=1, max_size=4))
 def test_ood_at_id_coverage_follows_spec(con, ident, ood, targets):
     rows = ood_at_id_coverage(con, *ident, *ood, targets)
     assert rows == expected_rows(ident, ood, targets)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ident=real_domain(), ood=real_domain(), targets=st.lists(st.floats(0, 1), min_size=1, max_size=4))
 def test_threshold_is_numpy_quantile_to_the_last_bit(con, ident, ood, targets):
     assert ood_at_id_coverage(con, *ident, *ood, targets) == expected_rows(ident, ood, targets)
@@ -141,16 +143,16 @@ def test_every_id_sample_abstained_accepts_nothing(con):
     }
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(ident=domain(), ood=domain())
 def test_fpr_at_95_tpr_is_ood_acceptance_at_95_percent(con, ident, ood):
     kept = ident[0][~ident[1]]
-    # SPEC's 1 - c in doubles (0.05000000000000004), as for every other target
+    # the documented 1 - c in doubles (0.05000000000000004), as for every other target
     tau = float(np.quantile(kept, 1 - 0.95)) if kept.size else None
     assert fpr_at_95_tpr(con, *ident, *ood) == accept(*ood, tau)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     ident=domain(),
     ood=domain(),
@@ -200,7 +202,7 @@ def pairwise_auroc(ident, ood):
     return float(wins / (len(ids) * len(oods)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ident=domain(min_size=0), ood=domain(min_size=0))
 def test_auroc_macro_matches_pairwise_counting(con, ident, ood):
     assert auroc(con, *ident, *ood) == pairwise_auroc(ident, ood)

@@ -31,7 +31,11 @@ def parse(
         path,
         SampleDefaults(method=options.method, seed=options.seed, split=options.split, domain=options.domain),
     )
-    run_id = options.run_id or path.stem
+    return parsed_run(staged, options.run_id or path.stem)
+
+
+def parsed_run(staged: StagedSamples, run_id: str) -> ParsedRun:
+    """The run of staged per-sample rows (a file's, or the Python API's in-memory data)."""
     experiments = [
         ExperimentRecord(
             index=i, loss_kind="given", method=e.method, seed=e.seed, split=e.split, domain=e.domain
