@@ -75,6 +75,38 @@ def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         con.execute(f"SET threads = {threads}")
 
 
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, columns: Any) -> Iterator[str]:
+    """`columns` (a dict of numpy arrays, one per column) readable as the relation `name` for
+    the block, unregistered after it (also when it fails).
+
+    >>> import numpy as np
+    >>> con = duckdb.connect()
+    >>> with registered(con, "_xs", {"x": np.array([1, 2])}) as xs:
+    ...     one(con.execute(f"SELECT sum(x) FROM {xs}"))
+    (3,)
+    """
+    con.register(name, columns)
+    try:
+        yield name
+    finally:
+        con.unregister(name)
+
+
+def temp_table(con: duckdb.DuckDBPyConnection, name: str, columns: Any, select: str = "*") -> None:
+    """CREATE OR REPLACE TEMP TABLE `name` AS SELECT `select` FROM `columns` (a dict of numpy
+    arrays, one scan), which are registered only for that statement.
+
+    >>> import numpy as np
+    >>> con = duckdb.connect()
+    >>> temp_table(con, "t", {"x": np.array([3, 4])}, "x * 2 AS y")
+    >>> con.execute("SELECT y FROM t ORDER BY y").fetchall()
+    [(6,), (8,)]
+    """
+    with registered(con, f"_{name}_columns", columns) as source:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT {select} FROM {source}")
+
+
 def single_threaded(
     con: duckdb.DuckDBPyConnection, query: str, params: list[Any]
 ) -> dict[str, np.ndarray[Any, Any]]:

@@ -1,20 +1,17 @@
-"""v_ood_at_id_coverage (sql/) agrees exactly with riskcov.ood, i.e. with numpy.quantile
-(linear): DuckDB's quantile_cont rounds differently, so the view does numpy's arithmetic."""
+"""v_ood_at_id_coverage: every id experiment paired with the ood experiments of its method, seed
+and split, by every confidence column both have, at the default targets, by the macro
+rc_ood_at_id_coverage; checked against the definition worked out in the test."""
 
 from __future__ import annotations
 
-import itertools
 import shutil
+from fractions import Fraction
 from pathlib import Path
 
 import duckdb
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from hypothesis_profiles import examples
-from riskcov import ood
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.ingest import ingest_file
 
@@ -22,77 +19,72 @@ COLUMNS = (
     "method, seed, split, csf, id_coverage_target, threshold, id_coverage_actual, ood_accept_rate, "
     "dar, safety_ratio"
 )
-_COUNTER = itertools.count()
+# (method, seed, split, domain) -> rows of (confidence, abstained); score column b = 1 - confidence
+SAMPLES = {
+    ("m", 1, "test", "id"): [(0.1, False), (0.7, False), (0.2, False), (0.9, True), (0.4, False)],
+    ("m", 1, "test", "ood"): [(0.3, False), (0.05, False), (0.8, True)],
+    ("m", 2, "test", "id"): [(0.5, True), (0.6, True)],  # every ID sample abstained: no rows
+    ("m", 2, "test", "ood"): [(0.5, False)],
+    ("m", 3, "cal", "id"): [(0.25, False), (0.25, False), (0.5, False)],
+    ("m", 3, "test", "ood"): [(0.5, False)],  # another split: no pair
+    ("n", 1, "test", "id"): [(0.1, False), (0.2, False), (0.7, False)],
+    ("n", 1, "test", "ood"): [(0.16000000000000003, False), (0.16, False)],
+}
 
-values = st.one_of(
-    st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.7, 1.0]),  # ties
-    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, allow_subnormal=False),
-)
-domain = st.lists(st.tuples(values, st.booleans()), min_size=1, max_size=25)
 
-
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory: pytest.TempPathFactory, warehouse_template: Path) -> Path:
-    path = tmp_path_factory.mktemp("view") / "w.duckdb"
-    shutil.copyfile(warehouse_template, path)
+def _csv(path: Path) -> Path:
+    lines = ["method,seed,split,domain,sample_id,confidence,confidence_b,correct,abstained"]
+    for (method, seed, split, dom), rows in SAMPLES.items():
+        for i, (c, a) in enumerate(rows):
+            lines.append(f"{method},{seed},{split},{dom},{i},{c!r},{1 - c!r},1,{str(a).lower()}")
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 
-def _ingest(wh: Path, folder: Path, method: str, id_rows, ood_rows) -> None:
-    lines = ["method,seed,split,domain,sample_id,confidence,correct,abstained"]
-    for dom, rows in (("id", id_rows), ("ood", ood_rows)):
-        lines += [f"{method},3,test,{dom},{i},{c!r},1,{str(a).lower()}" for i, (c, a) in enumerate(rows)]
-    path = folder / f"{method}.csv"
-    path.write_text("\n".join(lines) + "\n")
+def _expected(method: str, seed: int, split: str, csf: str) -> list[tuple]:
+    """Per default target c: tau = numpy.quantile(non-abstained ID confidences, 1 - c), and
+    the share of all samples of each domain not abstained with confidence >= tau."""
+
+    def conf(c: float) -> float:
+        return c if csf == "confidence" else 1 - c
+
+    ident, ood = SAMPLES[(method, seed, split, "id")], SAMPLES[(method, seed, split, "ood")]
+    out = []
+    for c in (0.6, 0.7, 0.8, 0.9):
+        tau = float(np.quantile([conf(x) for x, a in ident if not a], 1 - c))
+        rates = [float(Fraction(sum(not a and conf(x) >= tau for x, a in d), len(d))) for d in (ident, ood)]
+        out.append(
+            (method, seed, split, csf, c, tau, rates[0], rates[1], rates[1], rates[0] / (rates[1] + 1e-8))
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory: pytest.TempPathFactory, warehouse_template: Path) -> list[tuple]:
+    folder = tmp_path_factory.mktemp("view")
+    wh = folder / "w.duckdb"
+    shutil.copyfile(warehouse_template, wh)
     with open_warehouse(wh) as con:
-        ingest_file(con, path)
-
-
-@pytest.mark.slow  # an ingest into a warehouse per example (docs/testing.md)
-@settings(max_examples=examples(50), suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(id_rows=domain, ood_rows=domain)
-def test_view_equals_numpy_quantile_rows(warehouse, tmp_path, id_rows, ood_rows):
-    if all(a for _, a in id_rows):
-        id_rows = [(id_rows[0][0], False), *id_rows[1:]]  # the view needs an ID confidence to rank
-    method = f"m{next(_COUNTER)}"
-    _ingest(warehouse, tmp_path, method, id_rows, ood_rows)
-    con = duckdb.connect(str(warehouse), read_only=True)
+        ingest_file(con, _csv(folder / "pairs.csv"))
+    con = duckdb.connect(str(wh), read_only=True)
     try:
-        got = con.execute(
-            f"SELECT {COLUMNS} FROM v_ood_at_id_coverage WHERE method = ? ORDER BY id_coverage_target",
-            [method],
-        ).fetchall()
+        return con.execute(f"SELECT {COLUMNS} FROM v_ood_at_id_coverage ORDER BY ALL").fetchall()
     finally:
         con.close()
 
-    def arrays(rows):
-        conf = np.array([np.nan if a else c for c, a in rows], dtype=np.float64)
-        return conf, np.array([a for _, a in rows], dtype=bool)
 
-    expected = ood.ood_at_id_coverage(*arrays(id_rows), *arrays(ood_rows))
-    assert got == [
-        (
-            method,
-            3,
-            "test",
-            "confidence",
-            e["id_coverage_target"],
-            e["threshold"],
-            e["id_coverage_actual"],
-            e["ood_accept_rate"],
-            e["dar"],
-            e["safety_ratio"],
-        )
-        for e in expected
+def test_view_rows_follow_the_definition(rows):
+    expected = [
+        *_expected("m", 1, "test", "b"),
+        *_expected("m", 1, "test", "confidence"),
+        *_expected("n", 1, "test", "b"),
+        *_expected("n", 1, "test", "confidence"),
     ]
+    assert rows == sorted(expected)
 
 
-def test_quantile_cont_is_not_numpy_linear():
-    """Why the view does not use quantile_cont: a case where the two differ in the last bit."""
-    x = [0.1, 0.2, 0.7]
-    con = duckdb.connect()
-    (got,) = con.execute(
-        "SELECT quantile_cont(x, 1.0::DOUBLE - 0.7::DOUBLE) FROM unnest(?) AS t(x)", [x]
-    ).fetchall()[0]
-    assert float(np.quantile(x, 1 - 0.7)) == 0.16000000000000003
-    assert got == 0.16
+def test_view_threshold_is_numpy_quantile_to_the_last_bit(rows):
+    # n: the 0.7 target's quantile is 0.16000000000000003 (quantile_cont gives 0.16), which
+    # accepts one of the two OOD samples only if the threshold is numpy's to the last bit
+    (row,) = [r for r in rows if r[0] == "n" and r[3] == "confidence" and r[4] == 0.7]
+    assert row[5:8] == (0.16000000000000003, 2 / 3, 0.5)

@@ -139,18 +139,6 @@ def test_certify_follows_spec(data, alpha, delta, g_count, bound, procedure):
         assert got.risk == float(loss / k)
 
 
-@settings(max_examples=examples(100), deadline=None)
-@given(data=samples(), alpha=st.sampled_from(ALPHAS))
-def test_uncertified_is_coverage_at_risk(data, alpha):
-    pts = working_points(*data)
-    oracle = oracle_points(*data)
-    # docs/metrics.md: the largest coverage whose selective risk (a double, L / k) <= alpha
-    ok = [j for j, (_, k, loss) in enumerate(oracle) if float(loss) / k <= alpha]
-    got = uncertified(pts, alpha)
-    assert got.index == (ok[-1] if ok else None)
-    assert got.coverage == (oracle[ok[-1]][1] / len(data[0]) if ok else 0.0)
-
-
 @pytest.fixture(scope="module")
 def con():
     connection = duckdb.connect()
@@ -160,30 +148,18 @@ def con():
     connection.close()
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
-def test_uncertified_agrees_with_the_sql_macro(con, data, alpha):
+def test_uncertified_is_coverage_at_risk(con, data, alpha):
     pts = working_points(*data)
-    j = len(pts.threshold)
-    con.register(
-        "_pts",
-        {
-            "series": np.zeros(j, np.int64),
-            "replicate": np.zeros(j, np.int64),
-            "plateau": np.arange(1, j + 1),
-            "threshold": pts.threshold,
-            "coverage": pts.coverage,
-            "selective_risk": pts.risk,
-        },
-    )
-    try:
-        rows = con.execute(
-            "SELECT coverage, threshold FROM rc_coverage_at_risk('_pts', ?)", [alpha]
-        ).fetchall()
-    finally:
-        con.unregister("_pts")
-    got = uncertified(pts, alpha)
-    assert rows == ([] if j == 0 else [(got.coverage if got.index is not None else None, got.threshold)])
+    oracle = oracle_points(*data)
+    # the largest coverage whose selective risk (a double, L / k) <= alpha
+    ok = [j for j, (_, k, loss) in enumerate(oracle) if float(loss) / k <= alpha]
+    got = uncertified(con, pts, alpha)
+    assert got.index == (ok[-1] if ok else None)
+    assert got.coverage == (oracle[ok[-1]][1] / len(data[0]) if ok else 0.0)
+    assert got.threshold == (oracle[ok[-1]][0] if ok else None)
+    assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchall() == [(0,)]
 
 
 @settings(max_examples=examples(120), deadline=None)
@@ -267,12 +243,12 @@ def test_bonferroni_divides_delta_by_the_number_of_candidates():
     assert certify(pts, 0.1, 0.2, "binomial", "bonferroni", 2).index == 0
 
 
-def test_nothing_to_accept_when_every_sample_abstained():
+def test_nothing_to_accept_when_every_sample_abstained(con):
     pts = working_points(np.array([np.nan, np.nan]), np.array([0.0, 1.0]), np.array([True, True]))
     for procedure in ("fixed-sequence", "bonferroni"):
         got = certify(pts, 0.1, 0.1, "hoeffding-bentkus", procedure)
         assert (got.index, got.threshold, got.candidates, got.p_values) == (None, None, (), ())
-    assert uncertified(pts, 0.1).threshold is None
+    assert uncertified(con, pts, 0.1).threshold is None
     assert crc(pts, 0.5).threshold is None
 
 

@@ -20,13 +20,9 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 
+from riskcov.db import registered
+
 Metrics = dict[str, Any]
-
-
-def _register(con: duckdb.DuckDBPyConnection, cols: dict[str, npt.NDArray[Any]]) -> str:
-    name = f"_riskcov_metrics_{id(cols)}"
-    con.register(name, cols)
-    return name
 
 
 def calibration_metrics(
@@ -44,15 +40,11 @@ def calibration_metrics(
         raise ValueError("correct must be 0 or 1")
     if p.size == 0:
         return {"n": 0, "ece": None, "nll": None, "brier": None, "auroc": None, "n_bins": n_bins}
-    cal = _register(
-        con, {"series": np.zeros(p.size, dtype=np.int64), "prob": p, "correct": y.astype(np.int64)}
-    )
-    try:
+    cols = {"series": np.zeros(p.size, dtype=np.int64), "prob": p, "correct": y.astype(np.int64)}
+    with registered(con, f"_riskcov_metrics_{id(cols)}", cols) as cal:
         rows = con.execute(
             f"SELECT n, ece, nll, brier FROM prob_calibration('{cal}', ?)", [n_bins]
         ).fetchall()
-    finally:
-        con.unregister(cal)
     (row,) = rows  # one series in, one row out
     return {
         "n": int(row[0]),
@@ -71,11 +63,9 @@ def auroc(con: duckdb.DuckDBPyConnection, score: npt.ArrayLike, correct: npt.Arr
     positive = np.asarray(correct, dtype=np.float64) == 1
     if s.size == 0:
         return None
-    roc = _register(con, {"series": np.zeros(s.size, dtype=np.int64), "score": s, "positive": positive})
-    try:
+    cols = {"series": np.zeros(s.size, dtype=np.int64), "score": s, "positive": positive}
+    with registered(con, f"_riskcov_metrics_{id(cols)}", cols) as roc:
         rows = con.execute(f"SELECT auroc FROM rc_auroc('{roc}')").fetchall()
-    finally:
-        con.unregister(roc)
     value: float | None = rows[0][0]
     return value
 

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from riskcov.calibration.artifact import Calibrator, Isotonic, Linear, Temperature
 from riskcov.calibration.fit import EPS, default_value
+from riskcov.db import registered
 from riskcov.errors import UsageError
 
 # numeric per-item signals stored as item_signals columns of the same name
@@ -199,9 +200,6 @@ def evaluate(con: duckdb.DuckDBPyConnection, cal: Calibrator, x: npt.ArrayLike) 
         if cal.features
         else value_sql(cal, "r.c0")
     )
-    con.register(name, cols)
-    try:
+    with registered(con, name, cols):
         rows = con.execute(f"SELECT {expr} FROM {name} AS r ORDER BY r.rid").fetchall()
-    finally:
-        con.unregister(name)
     return np.array([r[0] for r in rows], dtype=np.float64)

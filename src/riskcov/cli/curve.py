@@ -7,32 +7,24 @@ import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
 from riskcov.cli.selection import (
-    DomainsOpt,
+    SELECTED_BY_OPTIONS,
     EstimatorOpt,
-    ExperimentSeedsOpt,
     IntersectionOpt,
-    LossOpt,
-    MethodsOpt,
-    ModesOpt,
-    SplitsOpt,
-    criteria,
+    Selection,
+    selecting,
 )
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 
 @app.command()
 @guarded
+@selecting
 def curve(
     runs: Annotated[list[str], typer.Argument(help="One run (file or run_id), or two to compare.")],
     output: Annotated[Path, typer.Option(help="File to write.", show_default=False)],
     points: Annotated[int, typer.Option(help="Coverages per curve, 0..Cmax.")] = 201,
     fmt: Annotated[str, typer.Option("--format", help="csv, parquet or json.")] = "csv",
-    modes: ModesOpt = None,
-    methods: MethodsOpt = None,
-    experiment_seeds: ExperimentSeedsOpt = None,
-    splits: SplitsOpt = None,
-    domains: DomainsOpt = None,
-    loss: LossOpt = None,
+    selection: Selection = SELECTED_BY_OPTIONS,
     confidence: Annotated[str, typer.Option(help="default, all, a CSF name, or secondary:...")] = "default",
     estimator: EstimatorOpt = "plateau-trapezoid",
     intersection_only: IntersectionOpt = False,
@@ -45,8 +37,7 @@ def curve(
     check_format(fmt)
     opts = Options(
         inputs=runs,
-        **criteria(modes, methods, experiment_seeds, splits, domains),
-        loss=loss,
+        **selection.fields(),
         confidence=confidence,
         bootstrap_resamples=0,
         intersection_only=intersection_only,

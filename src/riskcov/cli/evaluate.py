@@ -7,16 +7,12 @@ import typer
 
 from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes, stderr_bar
 from riskcov.cli.selection import (
-    DomainsOpt,
+    SELECTED_BY_OPTIONS,
     EstimatorOpt,
-    ExperimentSeedsOpt,
     InputsOpt,
     IntersectionOpt,
-    LossOpt,
-    MethodsOpt,
-    ModesOpt,
-    SplitsOpt,
-    criteria,
+    Selection,
+    selecting,
 )
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 
@@ -24,14 +20,10 @@ from riskcov.evaluation.prepared_warehouse import open_warehouse
 @app.command()
 @guarded
 @publishes
+@selecting
 def evaluate(
     inputs: InputsOpt = None,
-    modes: ModesOpt = None,
-    methods: MethodsOpt = None,
-    experiment_seeds: ExperimentSeedsOpt = None,
-    splits: SplitsOpt = None,
-    domains: DomainsOpt = None,
-    loss: LossOpt = None,
+    selection: Selection = SELECTED_BY_OPTIONS,
     confidence: Annotated[
         str,
         typer.Option(
@@ -86,8 +78,7 @@ def evaluate(
 
     opts = Options(
         inputs=inputs or [],
-        **criteria(modes, methods, experiment_seeds, splits, domains),
-        loss=loss,
+        **selection.fields(),
         confidence=confidence,
         area_coverage=area_coverage,
         bootstrap_resamples=bootstrap_resamples,

@@ -7,16 +7,12 @@ import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
 from riskcov.cli.selection import (
-    DomainsOpt,
+    SELECTED_BY_OPTIONS,
     EstimatorOpt,
-    ExperimentSeedsOpt,
     InputsOpt,
     IntersectionOpt,
-    LossOpt,
-    MethodsOpt,
-    ModesOpt,
-    SplitsOpt,
-    criteria,
+    Selection,
+    selecting,
 )
 from riskcov.errors import UsageError
 from riskcov.evaluation.prepared_warehouse import open_warehouse
@@ -24,15 +20,11 @@ from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 @app.command()
 @guarded
+@selecting
 def plot(
     output: Annotated[Path, typer.Option(help="Picture to write: a .png or .svg file.", show_default=False)],
     inputs: InputsOpt = None,
-    modes: ModesOpt = None,
-    methods: MethodsOpt = None,
-    experiment_seeds: ExperimentSeedsOpt = None,
-    splits: SplitsOpt = None,
-    domains: DomainsOpt = None,
-    loss: LossOpt = None,
+    selection: Selection = SELECTED_BY_OPTIONS,
     confidence: Annotated[
         list[str] | None,
         typer.Option(help="default, all, a CSF name or secondary:...; repeat for more.", show_default=False),
@@ -64,8 +56,7 @@ def plot(
             raise UsageError("give --input RUN (once, or twice to compare) or --from-artifact A.json")
         opts = Options(
             inputs=inputs,
-            **criteria(modes, methods, experiment_seeds, splits, domains),
-            loss=loss,
+            **selection.fields(),
             estimator=estimator,
             bootstrap_resamples=bootstrap_resamples,
             seed=seed,

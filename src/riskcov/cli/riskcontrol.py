@@ -8,6 +8,7 @@ import typer
 from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes
 from riskcov.errors import UsageError
 from riskcov.evaluation.prepared_warehouse import open_warehouse
+from riskcov.resources import sql_list
 
 InputsOpt = Annotated[
     list[str] | None,
@@ -118,9 +119,9 @@ def risk_control(
 def ood(
     inputs: InputsOpt = None,
     methods: MethodsOpt = None,
-    id_coverage: Annotated[
-        str, typer.Option(help="ID coverage targets, comma-separated.")
-    ] = "0.6,0.7,0.8,0.9",
+    id_coverage: Annotated[str, typer.Option(help="ID coverage targets, comma-separated.")] = ",".join(
+        f"{c:g}" for c in sql_list("rc_ood_default_targets")
+    ),
     thresholds: Annotated[
         str | None, typer.Option(help="Also DAR at these thresholds, comma-separated.", show_default=False)
     ] = None,

@@ -1,8 +1,14 @@
 """The options that pick what is evaluated, shared by `evaluate`, `plot` and `curve`."""
 
-from typing import Annotated, TypedDict
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Annotated, Any, TypeVar
 
 import typer
+
+T = TypeVar("T")
 
 InputsOpt = Annotated[
     list[str] | None,
@@ -43,32 +49,68 @@ IntersectionOpt = Annotated[
 ]
 
 
-class Criteria(TypedDict):
-    """Options' experiment-selection fields."""
+@dataclass(frozen=True)
+class Selection:
+    """The experiment-selection options of one invocation, named as Options' fields (an option
+    not given: no criterion)."""
 
     modes: list[str]
     methods: list[str]
     seeds: list[str]
     splits: list[str]
     domains: list[str]
+    loss: str | None
+
+    def fields(self) -> dict[str, Any]:
+        """Options' keyword arguments.
+
+        >>> Selection(["few_shot"], [], ["3"], [], [], None).fields()["seeds"]
+        ['3']
+        """
+        return asdict(self)
 
 
-def criteria(
-    modes: list[str] | None,
-    methods: list[str] | None,
-    experiment_seeds: list[str] | None,
-    splits: list[str] | None,
-    domains: list[str] | None,
-) -> Criteria:
-    """The experiment-selection options as Options' fields (an option not given: no criterion).
+# a command's `selection` default: `selecting` replaces it by the options' values
+SELECTED_BY_OPTIONS = Selection([], [], [], [], [], None)
 
-    >>> criteria(["few_shot"], None, ["3"], None, None)["seeds"]
-    ['3']
-    """
-    return Criteria(
-        modes=modes or [],
-        methods=methods or [],
-        seeds=experiment_seeds or [],
-        splits=splits or [],
-        domains=domains or [],
-    )
+# the options `selecting` puts in place of a command's `selection` parameter, in this order
+OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("modes", ModesOpt),
+    ("methods", MethodsOpt),
+    ("experiment_seeds", ExperimentSeedsOpt),
+    ("splits", SplitsOpt),
+    ("domains", DomainsOpt),
+    ("loss", LossOpt),
+)
+
+
+def selecting(command: Callable[..., T]) -> Callable[..., T]:
+    """The command with the selection options (OPTIONS, declared once here) in place of its
+    parameter `selection: Selection`, which it then receives with their values gathered."""
+    signature = inspect.signature(command)
+    params: list[inspect.Parameter] = []
+    for p in signature.parameters.values():
+        if p.name != "selection":
+            params.append(p)
+            continue
+        params += [
+            inspect.Parameter(n, p.POSITIONAL_OR_KEYWORD, default=None, annotation=t) for n, t in OPTIONS
+        ]
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> T:
+        given = {n: kwargs.pop(n) for n, _ in OPTIONS}
+        selection = Selection(
+            modes=given["modes"] or [],
+            methods=given["methods"] or [],
+            seeds=given["experiment_seeds"] or [],
+            splits=given["splits"] or [],
+            domains=given["domains"] or [],
+            loss=given["loss"],
+        )
+        return command(*args, selection=selection, **kwargs)
+
+    hints = {k: v for k, v in command.__annotations__.items() if k != "selection"}
+    run.__annotations__ = {**hints, **dict(OPTIONS)}
+    run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    return run

@@ -10,6 +10,7 @@ import duckdb
 import numpy as np
 
 from riskcov.bootstrap.intervals import interval
+from riskcov.db import temp_table
 from riskcov.scoring.scored import Series
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -48,9 +49,7 @@ class BandCollector:
     def __call__(self, con: duckdb.DuckDBPyConnection, series: list[Series]) -> None:
         """Read the grid values of the chunk in eval_points (replicate 0 included)."""
         self.series = series
-        con.register("_grid", {"coverage": np.asarray(self.grid, dtype=np.float64)})
-        con.execute("CREATE OR REPLACE TEMP TABLE eval_curve_grid AS SELECT coverage FROM _grid")
-        con.unregister("_grid")
+        temp_table(con, "eval_curve_grid", {"coverage": np.asarray(self.grid, dtype=np.float64)})
         rows = con.execute(
             "SELECT series, replicate, coverage, selective_risk, generalized_risk "
             "FROM rc_curve_grid('eval_points', 'eval_curve_grid') ORDER BY series, replicate, coverage"

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from riskcov.db import registered
 from riskcov.scoring.scored import Series
 
 GridCurve = dict[str, list[float | None]]
@@ -36,18 +37,15 @@ def sample(
         if s.computed != s.index:
             continue
         grid = coverages(cmax[s.index], points)
-        con.register("_curve_grid", {"coverage": grid})
         con.execute(
             "CREATE OR REPLACE TEMP VIEW eval_curve_points AS "
             f"SELECT * FROM eval_points WHERE replicate = 0 AND series = {int(s.index)}"
         )
-        try:
+        with registered(con, "_curve_grid", {"coverage": grid}):
             rows = con.execute(
                 "SELECT coverage, selective_risk, generalized_risk "
                 "FROM rc_curve_grid('eval_curve_points', '_curve_grid')"
             ).fetchall()
-        finally:
-            con.unregister("_curve_grid")
         by_c: dict[float, tuple[Any, Any]] = {r[0]: (r[1], r[2]) for r in rows}
         out[s.index] = {
             "coverage": [float(c) for c in grid],

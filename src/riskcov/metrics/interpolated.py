@@ -1,7 +1,8 @@
 """fd-shifts' achievable AURC with non-linear interpolation (docs/metrics.md), for every replicate.
 
-Which working points count is decided here (the dominant points of a 0/1-loss series, found
-in numpy for all replicates at once); the area itself is the `rc_interpolated` macro's.
+Which working points count is decided here (the dominant points of a 0/1-loss series: the
+hull routine metrics.hull.lower_hull over all replicates at once); the area itself is the
+`rc_interpolated` macro's.
 """
 
 from __future__ import annotations
@@ -11,44 +12,8 @@ from typing import Any
 import duckdb
 import numpy as np
 
-IntArray = np.ndarray[Any, np.dtype[np.int64]]
-BoolArray = np.ndarray[Any, np.dtype[np.bool_]]
-
-
-def dominant(block: IntArray, a: IntArray, errors: IntArray) -> BoolArray:
-    """Mask of the dominant points: the vertices of each block's lower convex hull of
-    (0, 0) and the points (a_j, L_j) other than (0, 0), collinear points dropped, the last point kept.
-    Rows are in (block, a) order; a and L are integer counts, so every test is exact.
-
-    A point on or above the chord between its live neighbours is no hull vertex, so each pass
-    drops every such point at once; passes repeat until the live points turn convex. Each pass
-    works on the live points only (dropped ones are removed, so neighbours are adjacent): the
-    first passes drop nearly every point of a long curve, and scanning the whole array again
-    in each of the ~17 passes of a 1 M-sample replicate took 14x longer.
-
-    >>> dominant(np.array([0, 0, 0, 0]), np.array([1, 3, 4, 5]), np.array([0, 1, 2, 2])).tolist()
-    [True, False, False, True]
-    """
-    live = np.arange(len(a))
-    b, x, y = block, a, errors
-    while len(live):
-        same = b[1:] == b[:-1]
-        has_prev = np.concatenate(([False], same))
-        has_next = np.concatenate((same, [False]))
-        # a block's first point has (0, 0) before it; its last point is always kept
-        xp = np.where(has_prev, np.concatenate(([0], x[:-1])), 0)
-        yp = np.where(has_prev, np.concatenate(([0], y[:-1])), 0)
-        xn = np.concatenate((x[1:], [0]))
-        yn = np.concatenate((y[1:], [0]))
-        # > 0 iff point j lies strictly below the chord from its previous to its next live point
-        below = (yn - yp) * (x - xp) - (y - yp) * (xn - xp)
-        keep = ~(has_next & (below <= 0))
-        if keep.all():
-            break
-        live, b, x, y = live[keep], b[keep], x[keep], y[keep]
-    alive = np.zeros(len(a), dtype=bool)
-    alive[live] = True
-    return alive
+from riskcov.db import registered
+from riskcov.metrics.hull import lower_hull
 
 
 def _candidates(con: duckdb.DuckDBPyConnection, estimator: str) -> str:
@@ -90,23 +55,18 @@ def compute(
         f"USING (series, replicate) WHERE series IN ({ids}) ORDER BY series, replicate, plateau"
     ).fetchnumpy()
     block = pts["series"].astype(np.int64) * (1 << 32) + pts["replicate"].astype(np.int64)
-    keep = dominant(block, pts["k_cum"].astype(np.int64), pts["l"].astype(np.int64))
+    keep = lower_hull(block, pts["k_cum"].astype(np.int64), pts["l"].astype(np.int64), from_origin=True)
     keep |= ~np.isin(pts["series"], np.asarray(binary, dtype=np.int64))  # continuous: every point
-    con.register(
-        "_keep",
-        {
-            "series": pts["series"][keep].astype(np.int64),
-            "replicate": pts["replicate"][keep].astype(np.int32),
-            "plateau": pts["plateau"][keep].astype(np.int64),
-        },
-    )
-    try:
+    kept = {
+        "series": pts["series"][keep].astype(np.int64),
+        "replicate": pts["replicate"][keep].astype(np.int32),
+        "plateau": pts["plateau"][keep].astype(np.int64),
+    }
+    with registered(con, "_keep", kept):
         con.execute(
             "CREATE OR REPLACE TEMP TABLE eval_kept AS "
             f"SELECT * FROM {source} SEMI JOIN _keep USING (series, replicate, plateau)"
         )
-    finally:
-        con.unregister("_keep")
     out: dict[str, np.ndarray[Any, Any]] = con.execute(
         "SELECT series, replicate, aurc_achievable_interpolated "
         f"FROM rc_interpolated('eval_kept', 'eval_totals') WHERE series IN ({ids})"

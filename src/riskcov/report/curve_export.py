@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from riskcov.db import registered
 from riskcov.errors import UsageError
 from riskcov.options import Options
 from riskcov.report.curves import input_names
@@ -87,20 +88,17 @@ def write(rows: list[dict[str, Any]], fmt: str, output: Path) -> None:
 def _copy(rows: list[dict[str, Any]], fmt: str, path: Path) -> None:
     con = duckdb.connect()
     try:
-        con.register(
-            "_curve",
-            {
-                "input": np.array([r["input"] for r in rows], dtype=object),
-                "run_id": np.array([r["run_id"] for r in rows], dtype=object),
-                "experiment_id": np.array([r["experiment_id"] for r in rows], dtype=np.int64),
-                "csf": np.array([r["csf"] for r in rows], dtype=object),
-                "point": np.array([r["point"] for r in rows], dtype=np.int64),
-                **{
-                    k: np.array([np.nan if r[k] is None else r[k] for r in rows], dtype=np.float64)
-                    for k in ("coverage", "selective_risk", "generalized_risk")
-                },
+        columns = {
+            "input": np.array([r["input"] for r in rows], dtype=object),
+            "run_id": np.array([r["run_id"] for r in rows], dtype=object),
+            "experiment_id": np.array([r["experiment_id"] for r in rows], dtype=np.int64),
+            "csf": np.array([r["csf"] for r in rows], dtype=object),
+            "point": np.array([r["point"] for r in rows], dtype=np.int64),
+            **{
+                k: np.array([np.nan if r[k] is None else r[k] for r in rows], dtype=np.float64)
+                for k in ("coverage", "selective_risk", "generalized_risk")
             },
-        )
+        }
         # NaN from numpy stands for "no working point": written as NULL, in the rows' order
         cols = ", ".join(
             f"CASE WHEN isnan({c}) THEN NULL ELSE {c} END AS {c}"
@@ -109,7 +107,8 @@ def _copy(rows: list[dict[str, Any]], fmt: str, path: Path) -> None:
             for c in COLUMNS
         )
         options = "FORMAT csv, HEADER true" if fmt == "csv" else "FORMAT parquet"
-        con.execute(f"COPY (SELECT {cols} FROM _curve) TO '{_quote(path)}' ({options})")
+        with registered(con, "_curve", columns):
+            con.execute(f"COPY (SELECT {cols} FROM _curve) TO '{_quote(path)}' ({options})")
     finally:
         con.close()
 

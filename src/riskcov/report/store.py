@@ -11,7 +11,7 @@ import duckdb
 import numpy as np
 
 from riskcov import __version__
-from riskcov.db import one
+from riskcov.db import one, registered
 from riskcov.report.keys import EXTRA_KEYS, SCALARS, grid_key, value_of
 from riskcov.warehouse import resolve_path
 
@@ -66,15 +66,14 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, list[
         )
         for k, v in columns.items()
     }
-    con.register("_rows", arrays)
     select = ", ".join(
         f'CASE WHEN isnan("{k}") THEN NULL ELSE "{k}" END AS "{k}"'
         if arrays[k].dtype == np.float64
         else f'"{k}"'
         for k in columns
     )
-    con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _rows")
-    con.unregister("_rows")
+    with registered(con, "_rows", arrays):
+        con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _rows")
 
 
 def split_metric(metric: str, options: dict[str, Any]) -> tuple[str, float | None]:

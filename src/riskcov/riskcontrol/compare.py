@@ -4,7 +4,7 @@ coverages and AURC (the macros behind v_metrics), each over the method's seeds."
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,45 +15,22 @@ from riskcov.report.artifact import write
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import ood_suite, rules, suite
 from riskcov.riskcontrol.bounds import check_level
+from riskcov.riskcontrol.command_options import CertificateOptions, InputOptions
 
 
 @dataclass
-class Options:
+class Options(CertificateOptions):
     """The command's flags; `check` refuses bad ones before the warehouse is opened."""
 
-    inputs: list[str] = field(default_factory=list)
-    methods: list[str] = field(default_factory=list)
     alpha: float = 0.1
     id_coverage: list[float] = field(default_factory=lambda: [0.7, 0.8])
-    delta: float = 0.1
-    bound: str = "hoeffding-bentkus"
-    procedure: str = "fixed-sequence"
-    candidates: int = 20
-    cal_split: str = "cal"
-    test_split: str = "test"
-    confidence: str | None = None
 
     def risk_options(self) -> suite.Options:
-        return suite.Options(
-            inputs=self.inputs,
-            methods=self.methods,
-            alphas=[self.alpha],
-            delta=self.delta,
-            bound=self.bound,
-            procedure=self.procedure,
-            candidates=self.candidates,
-            cal_split=self.cal_split,
-            test_split=self.test_split,
-            confidence=self.confidence,
-        )
+        return suite.Options(**self.shared(CertificateOptions), alphas=[self.alpha])
 
     def ood_options(self) -> ood_suite.Options:
         return ood_suite.Options(
-            inputs=self.inputs,
-            methods=self.methods,
-            id_coverage=self.id_coverage,
-            split=self.test_split,
-            confidence=self.confidence,
+            **self.shared(InputOptions), id_coverage=self.id_coverage, split=self.test_split
         )
 
     def check(self) -> None:
@@ -61,9 +38,6 @@ class Options:
         self.risk_options().check()
         if self.id_coverage:  # none: a table without OOD columns
             self.ood_options().check()
-
-    def recorded(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k != "inputs"}
 
 
 def ood_key(c: float) -> str:
@@ -133,7 +107,7 @@ def compare(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
             test_e = tests[(method, s)][1]
             t = ex.load(con, test_e, csf)
             pts = rules.working_points(t.confidence, t.loss, t.abstained)
-            car.append(rules.uncertified(pts, opts.alpha).coverage)
+            car.append(rules.uncertified(con, pts, opts.alpha).coverage)
             aurcs.append(aurc[test_e.experiment_id])
         mine = [r for r in certified if r["method"] == method]
         violations = sum(r["violated"] for r in mine)

@@ -4,7 +4,7 @@ FPR@95%TPR), per method the mean ± std over seeds; the rows are stored with the
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.report.artifact import write
 from riskcov.riskcontrol import experiments as ex
+from riskcov.riskcontrol.command_options import InputOptions
 from riskcov.riskcontrol.rules import mean_std
 from riskcov.riskcontrol.store import record_command
 
@@ -39,19 +40,15 @@ STORED = (
 
 
 @dataclass
-class Options:
+class Options(InputOptions):
     """The command's flags; `check` refuses bad ones before the warehouse is opened."""
 
-    inputs: list[str] = field(default_factory=list)
-    methods: list[str] = field(default_factory=list)
     id_coverage: list[float] = field(default_factory=lambda: list(ood.DEFAULT_TARGETS))
     thresholds: list[float] = field(default_factory=list)
     split: str = "test"
-    confidence: str | None = None
 
     def check(self) -> None:
-        if not self.inputs:
-            raise UsageError("--input is required (a per-sample run file or an ingested run_id)")
+        self.check_inputs()
         if not self.id_coverage:
             raise UsageError("--id-coverage needs at least one value")
         for flag, values in (("--id-coverage", self.id_coverage), ("--thresholds", self.thresholds)):
@@ -60,9 +57,6 @@ class Options:
         for c in self.id_coverage:
             if not 0.0 <= c <= 1.0:
                 raise UsageError(f"--id-coverage {c!r} must lie in [0, 1]")
-
-    def recorded(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k != "inputs"}
 
 
 def domain_pairs(
@@ -93,9 +87,9 @@ def seed_results(
         i, o = ex.load(con, id_e, csf), ex.load(con, ood_e, csf)
         args = (i.confidence, i.abstained, o.confidence, o.abstained)
         try:
-            at_coverage = ood.ood_at_id_coverage(*args, opts.id_coverage)
+            at_coverage = ood.ood_at_id_coverage(con, *args, opts.id_coverage)
             dar = ood.dar_at_thresholds(*args, opts.thresholds)
-            fpr = ood.fpr_at_95_tpr(*args)
+            fpr = ood.fpr_at_95_tpr(con, *args)
             auroc = ood.auroc(con, *args)
         except InputError as exc:
             raise InputError(f"method {method} seed {seed} split {opts.split}: {exc}") from None

@@ -3,9 +3,13 @@
 A rule picks a cal working point (docs/metrics.md: one per distinct confidence, most confident
 first) and its confidence becomes the test threshold; `None` means accept nothing.
 
+>>> from riskcov.resources import resource_dir
+>>> con = duckdb.connect()
+>>> for name in ("rc_coverage_at_risks", "rc_coverage_at_risk"):
+...     _ = con.execute((resource_dir("sql") / f"{name}.sql").read_text())
 >>> pts = working_points(np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.0, 0.0, 1.0, 1.0]),
 ...                      np.array([False, False, False, False]))
->>> uncertified(pts, 0.35).threshold, crc(pts, 0.35).threshold
+>>> uncertified(con, pts, 0.35).threshold, crc(pts, 0.35).threshold
 (0.7, 0.8)
 >>> apply(0.7, np.array([0.95, 0.5]), np.array([1.0, 0.0]), np.array([False, False]))
 Applied(coverage=0.5, risk=1.0, generalized_risk=0.5, accepted=1)
@@ -21,8 +25,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+import duckdb
 import numpy as np
 
+from riskcov.db import temp_table
 from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol import fwer
 from riskcov.riskcontrol.bounds import BOUNDS, check_level
@@ -226,17 +232,33 @@ def certify(
     return _choice(points, chosen, cands, ps, tuple(rejected))
 
 
-def uncertified(points: Points, alpha: float) -> Choice:
-    """Empirical Coverage@Risk(alpha) on cal (docs/metrics.md): the last point with L/k ≤ alpha in doubles.
-
-    The same division and comparison as the SQL macro rc_coverage_at_risk, so the two agree.
-
-    >>> uncertified(Points(np.array([0.9]), np.array([2]), np.array([1.0]), 4), 0.4).index is None
-    True
+def uncertified(con: duckdb.DuckDBPyConnection, points: Points, alpha: float) -> Choice:
+    """Empirical Coverage@Risk(alpha) on cal (docs/metrics.md), read from the SQL macro
+    rc_coverage_at_risk (installed on `con`): the point of the largest coverage whose selective
+    risk L/k <= alpha; none (accept nothing) when no point qualifies.
     """
     check_level("alpha", alpha)
-    ok = np.flatnonzero(points.risk <= alpha)
-    return _choice(points, int(ok[-1]) if ok.size else None)
+    j = len(points.threshold)
+    temp_table(
+        con,
+        "_rc_cal_points",
+        {
+            "plateau": np.arange(1, j + 1, dtype=np.int64),
+            "threshold": points.threshold,
+            "coverage": points.coverage,
+            "selective_risk": points.risk,
+        },
+        "0 AS series, 0 AS replicate, *",
+    )
+    try:
+        rows = con.execute(
+            "SELECT threshold FROM rc_coverage_at_risk('_rc_cal_points', ?) WHERE coverage IS NOT NULL",
+            [alpha],
+        ).fetchall()
+    finally:
+        con.execute("DROP TABLE IF EXISTS _rc_cal_points")
+    # thresholds fall strictly along the points: the macro's threshold names one point
+    return _choice(points, int(np.flatnonzero(points.threshold == rows[0][0])[0]) if rows else None)
 
 
 def crc(points: Points, alpha: float, loss_bound: float = 1.0) -> Choice:

@@ -4,7 +4,7 @@ the violation rate over the seeds; the rows are stored with the command's option
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,8 @@ from riskcov.errors import InputError, UsageError
 from riskcov.report.artifact import write
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import fwer, multi_risk, rules
-from riskcov.riskcontrol.bounds import BOUNDS, check_level, check_losses
+from riskcov.riskcontrol.bounds import check_level, check_losses
+from riskcov.riskcontrol.command_options import CertificateOptions
 from riskcov.riskcontrol.store import record_command
 
 RULES = ("certified", "uncertified", "crc")
@@ -52,20 +53,11 @@ P_VALUE_COLUMNS = (
 
 
 @dataclass
-class Options:
+class Options(CertificateOptions):
     """The command's flags; `check` refuses bad ones before the warehouse is opened."""
 
-    inputs: list[str] = field(default_factory=list)
-    methods: list[str] = field(default_factory=list)
     alphas: list[float] = field(default_factory=lambda: [0.05, 0.1, 0.15, 0.2])
-    delta: float = 0.1
-    bound: str = "hoeffding-bentkus"
-    procedure: str = "fixed-sequence"
-    candidates: int = 20
-    cal_split: str = "cal"
-    test_split: str = "test"
     violation_margin: float | None = None
-    confidence: str | None = None
     split_seed: int = 0  # split-fixed-sequence: which cal samples order the candidates
     risks: list[str] = field(default_factory=list)  # --risk kind:level, controlled together
 
@@ -93,29 +85,16 @@ class Options:
         selective = [v for k, v in self._risks() if k == "selective"]
         if selective:  # --risk selective:a is --alpha a
             self.alphas = selective
-        if not self.inputs:
-            raise UsageError("--input is required (a per-sample run file or an ingested run_id)")
+        self.check_inputs()
         if not self.alphas:
             raise UsageError("--alpha needs at least one value")
         if len(set(self.alphas)) != len(self.alphas):
             raise UsageError(f"--alpha {','.join(map(str, self.alphas))}: a value is repeated")
         for a in self.alphas:
             check_level("alpha", a)
-        check_level("delta", self.delta)
-        if self.bound not in BOUNDS:
-            raise UsageError(f"--bound {self.bound}: expected one of {', '.join(BOUNDS)}")
-        if self.procedure not in rules.PROCEDURES:
-            raise UsageError(f"--procedure {self.procedure}: expected one of {', '.join(rules.PROCEDURES)}")
-        if self.candidates < 1:
-            raise UsageError(f"--candidates must be a positive integer, got {self.candidates}")
-        if self.cal_split == self.test_split:
-            raise UsageError(f"--cal-split and --test-split are both {self.cal_split}; they must differ")
+        self.check_certificate()
         if self.violation_margin is not None and not self.violation_margin >= 0:
             raise UsageError(f"--violation-margin must be >= 0, got {self.violation_margin!r}")
-
-    def recorded(self) -> dict[str, Any]:
-        """The options as stored and reported (inputs are reported as run_ids apart)."""
-        return {k: v for k, v in asdict(self).items() if k != "inputs"}
 
 
 def pairs(
@@ -162,6 +141,7 @@ def _halves(cal: ex.Samples, opts: Options) -> tuple[rules.Points, rules.Points]
 
 
 def _choose(
+    con: duckdb.DuckDBPyConnection,
     points: rules.Points,
     rule: str,
     alpha: float,
@@ -173,7 +153,7 @@ def _choose(
             points, alpha, opts.delta, opts.bound, opts.procedure, opts.candidates, split, opts.extra_risks()
         )
     if rule == "uncertified":
-        return rules.uncertified(points, alpha)
+        return rules.uncertified(con, points, alpha)
     return rules.crc(points, alpha)
 
 
@@ -198,7 +178,7 @@ def seed_rows(
             raise ex.named(cal_e, exc) from None
         for alpha in opts.alphas:
             for rule in wanted:
-                choice = _choose(points, rule, alpha, opts, split)
+                choice = _choose(con, points, rule, alpha, opts, split)
                 if rule == "certified":
                     tested.extend(_tested(method, seed, alpha, points, choice))
                 got = rules.apply(choice.threshold, test.confidence, test.loss, test.abstained)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 
-from riskcov.db import one
+from riskcov.db import one, temp_table
 from riskcov.scoring.confidences import item_confidences_sql, sample_confidences_sql
 from riskcov.scoring.csf import Csf
 from riskcov.scoring.sample_expressions import expression_confidences_sql, is_column
@@ -35,9 +35,7 @@ def build_scored(
     estimator: str,
 ) -> tuple[list[Series], dict[tuple[int, str], str]]:
     """Create TEMP TABLE eval_scored; return its series and the problems found per (input, csf)."""
-    con.register("_pop", {"participant_id": np.asarray(participants, dtype=np.int64)})
-    con.execute("CREATE OR REPLACE TEMP TABLE eval_participants AS SELECT participant_id FROM _pop")
-    con.unregister("_pop")
+    temp_table(con, "eval_participants", {"participant_id": np.asarray(participants, dtype=np.int64)})
     series: list[Series] = []
     selects = []
     first: dict[tuple[int, str], int] = {}

@@ -471,12 +471,13 @@ def oracle_units(units: list[Unit]) -> list[Unit]:
 
 
 def achievable(points: list[Point]) -> float:
-    """AURC (rule with augmentation at 0) over the lower hull of (coverage, selective risk)."""
+    """AURC (rule with augmentation at 0) over the lower hull of (coverage, selective risk), its
+    turns decided exactly (Fractions of the doubles)."""
     hull: list[tuple[float, float]] = []
     for p in sorted((q.cov, q.sel) for q in points):
         while len(hull) >= 2:
-            (ox, oy), (ax, ay) = hull[-2], hull[-1]
-            if (ax - ox) * (p[1] - oy) - (ay - oy) * (p[0] - ox) <= 1e-10:
+            (ox, oy), (ax, ay) = (tuple(map(Fraction, h)) for h in hull[-2:])
+            if (ax - ox) * (Fraction(p[1]) - oy) - (ay - oy) * (Fraction(p[0]) - ox) <= 0:
                 hull.pop()
             else:
                 break

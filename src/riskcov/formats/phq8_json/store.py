@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import numpy as np
 
-from riskcov.db import one
+from riskcov.db import one, registered
 from riskcov.errors import InputError
 from riskcov.formats.phq8_json.validate import NULL_MASKED, SIGNALS
 
@@ -47,27 +47,26 @@ def _key_layouts(keys: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list
 
 
 def _insert(con: duckdb.DuckDBPyConnection, eid: int, exp: ExperimentRows) -> None:
-    con.register("_p", exp.participants)
-    con.execute(
-        "INSERT INTO participants SELECT ?, participant_id, success, error, has_signals FROM _p",
-        [eid],
-    )
-    con.register("_i", exp.items)
-    con.execute(
-        "INSERT INTO items SELECT ?, participant_id, item_index, item_name, "
-        "CASE WHEN pred_null THEN NULL ELSE pred END, gt FROM _i",
-        [eid],
-    )
+    with registered(con, "_p", exp.participants):
+        con.execute(
+            "INSERT INTO participants SELECT ?, participant_id, success, error, has_signals FROM _p",
+            [eid],
+        )
+    with registered(con, "_i", exp.items):
+        con.execute(
+            "INSERT INTO items SELECT ?, participant_id, item_index, item_name, "
+            "CASE WHEN pred_null THEN NULL ELSE pred END, gt FROM _i",
+            [eid],
+        )
     layout, layouts = _key_layouts(exp.signals["signal_keys"])
-    con.register("_s", {**{k: v for k, v in exp.signals.items() if k != "signal_keys"}, "layout": layout})
-    con.execute(
-        "INSERT INTO item_signals SELECT ?, participant_id, item_index, "
-        "CAST(? AS VARCHAR[][])[layout + 1], "
-        f"{_SIGNAL_COLUMNS}, extra_signals FROM _s",
-        [eid, layouts],
-    )
-    for name in ("_p", "_i", "_s"):
-        con.unregister(name)
+    signals = {**{k: v for k, v in exp.signals.items() if k != "signal_keys"}, "layout": layout}
+    with registered(con, "_s", signals):
+        con.execute(
+            "INSERT INTO item_signals SELECT ?, participant_id, item_index, "
+            "CAST(? AS VARCHAR[][])[layout + 1], "
+            f"{_SIGNAL_COLUMNS}, extra_signals FROM _s",
+            [eid, layouts],
+        )
     # one row per item of every successful participant, none for failed ones
     bad = one(
         con.execute(

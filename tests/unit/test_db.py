@@ -1,0 +1,31 @@
+"""db.registered and db.temp_table: numpy columns readable for one block or statement, and
+never left registered, also when the block fails."""
+
+import duckdb
+import numpy as np
+import pytest
+
+from riskcov.db import registered, temp_table
+
+
+def _names(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]
+
+
+def test_registered_is_gone_after_a_failing_block():
+    con = duckdb.connect()
+    with pytest.raises(KeyError), registered(con, "_cols", {"x": np.array([1, 2])}):
+        assert con.execute("SELECT sum(x) FROM _cols").fetchall() == [(3,)]
+        raise KeyError("stop")
+    with pytest.raises(duckdb.CatalogException):
+        con.execute("SELECT * FROM _cols").fetchall()
+
+
+def test_temp_table_keeps_the_rows_not_the_columns():
+    con = duckdb.connect()
+    temp_table(con, "t", {"x": np.array([2.5, 1.0]), "k": np.array([1, 2])}, "k, x * 2 AS y")
+    assert con.execute("SELECT k, y FROM t ORDER BY k").fetchall() == [(1, 5.0), (2, 2.0)]
+    assert con.execute("SELECT temporary FROM duckdb_tables() WHERE table_name = 't'").fetchall() == [(True,)]
+    with pytest.raises(duckdb.CatalogException):
+        con.execute("SELECT * FROM _t_columns").fetchall()
+    assert _names(con) == []
