@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 
 from riskcov.errors import UsageError
 from riskcov.metrics.engine import ESTIMATORS
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
 from riskcov.report.keys import grid_key
 
-DEFAULT_GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
-DEFAULT_ALPHAS = [0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
 DEFAULT_COSTS = [0.0, 0.5, 1.0, 2.0, 4.0]  # of a wrong accepted unit, for effective reliability
 MAX_RESAMPLES = 10_000_000
 MAX_CURVE_POINTS = 100_000

@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import app, floats, guarded
-from riskcov.options import DEFAULT_ALPHAS, DEFAULT_GRID
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
 
 _DIALECT_HELP = "duckdb, spark, postgres, trino or bigquery."
 _METRIC_HELP = (

@@ -14,7 +14,7 @@ import sqlglot
 from sqlglot.errors import ParseError
 
 from riskcov.errors import UsageError
-from riskcov.options import DEFAULT_ALPHAS, DEFAULT_GRID
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
 
 
 @dataclass
