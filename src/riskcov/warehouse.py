@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +14,8 @@ import duckdb
 
 from riskcov import __version__
 from riskcov.db import one, transaction
-from riskcov.errors import LockedError, RiskcovError
+from riskcov.errors import LockedError, RiskcovError, UsageError
+from riskcov.files import kind_of
 from riskcov.migrations import migrate
 from riskcov.resources import resource_dir
 
@@ -45,8 +47,33 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def check_database_file(path: Path, flag: str = "--warehouse") -> None:
+    """Refuse an existing file that is not a DuckDB database (DuckDB would open a .json or
+    .csv as an empty in-memory database, and what is stored there is lost), or not a regular
+    file at all. A path that does not exist yet is fine: it is created."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{flag} {path}: is {kind_of(mode)}, not a DuckDB database file")
+    try:
+        with path.open("rb") as f:
+            head = f.read(12)
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot read: {exc.strerror}") from None
+    if head[8:12] != b"DUCK":
+        raise UsageError(
+            f"{flag} {path}: the file exists and is not a DuckDB database; riskcov neither uses "
+            "nor overwrites it: give another path"
+        )
+
+
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A raw connection, with DuckDB's lock error turned into a one-line LockedError."""
+    check_database_file(path)
     config: dict[str, str | bool | int | float | list[str]] = (
         {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
     )

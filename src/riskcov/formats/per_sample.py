@@ -30,6 +30,7 @@ def parse(
         con,
         path,
         SampleDefaults(method=options.method, seed=options.seed, split=options.split, domain=options.domain),
+        reader=options.reader_path,
     )
     run_id = options.run_id or path.stem
     experiments = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from dataclasses import replace as replace_options
 from pathlib import Path
 
 import duckdb
@@ -16,10 +17,14 @@ import duckdb
 from riskcov import __version__, materialise
 from riskcov.db import one, transaction
 from riskcov.errors import InputError
+from riskcov.files import open_input
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun, format_for, formats
 
 # the tables below `experiments`, deleted with a run (every format's)
 FORMAT_TABLES = ("item_signals", "items", "participants", "sample_scores", "samples")
+# one input file is read whole (hashed, a run JSON parsed in memory): 16 GiB is far above any
+# real run (100,000 participants: 447 MiB) and stops a sparse or endless file early
+MAX_FILE_BYTES = 16 * 2**30
 
 
 @dataclass(frozen=True)
@@ -130,16 +135,18 @@ def ingest_file(
     if fmt is None:
         known = ", ".join(s for f in formats() for s in f.SUFFIXES)
         raise InputError(f"{path}: unknown file type {path.suffix or '(none)'}; riskcov reads {known}")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    sha = hashlib.sha256(data).hexdigest()
-    same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
-    if same:
-        return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
-    run = fmt.parse(con, path, data, options)
-    del data  # the file's bytes (447 MiB for 100,000 participants) are not needed while storing
+    with open_input(path) as source:
+        if source.size > MAX_FILE_BYTES:
+            raise InputError(
+                f"{path}: {source.size} bytes is above the {MAX_FILE_BYTES} bytes riskcov reads in one file"
+            )
+        data = source.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
+        if same:
+            return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
+        run = fmt.parse(con, path, data, replace_options(options, reader_path=source.reader_path))
+        del data  # the file's bytes (447 MiB for 100,000 participants) are not needed while storing
     old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
         raise InputError(
