@@ -293,9 +293,12 @@ def evaluate_and_store(
     warehouse: Path | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Evaluation:
-    """Evaluate, store the rows and write the artifact, all in one transaction."""
+    """Evaluate and store the rows in one transaction; the artifact, staged beside its path
+    before COMMIT, is renamed into place right after it (no artifact without its stored
+    evaluation; a killed run's staged artifact is recovered by the next one)."""
     opts.check()
-    with transaction(con):
+    store.recover_artifacts(con, warehouse, output)
+    with transaction(con) as tx:
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         inputs = resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested, uncommitted
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
@@ -313,6 +316,7 @@ def evaluate_and_store(
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)
         store.save(con, result.evaluation_id, result.artifact, str(result.path))
+        tx.stored = f"evaluation {result.evaluation_id}"
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
-            artifact.write(result.artifact, result.path)
+            artifact.write_on_commit(tx, result.artifact, result.path)
     return result

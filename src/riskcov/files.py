@@ -16,7 +16,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,7 +145,7 @@ def stale_temps(folder: Path, name: str | None = None) -> list[Path]:
     return sorted(found)
 
 
-def output_kind(path: Path) -> str:
+def output_kind(path: Path, what: str = "the output") -> str:
     """ "regular" for a path that is a regular file or does not exist yet, "device" for a
     character device (written in place); UsageError for anything else."""
     try:
@@ -153,42 +153,65 @@ def output_kind(path: Path) -> str:
     except FileNotFoundError:
         return "regular"
     except OSError as exc:
-        raise UsageError(f"--output {path}: {exc.strerror}") from None
+        raise UsageError(f"--output {path}: cannot write {what}: {exc.strerror}") from None
     if stat.S_ISREG(mode):
         return "regular"
     if stat.S_ISCHR(mode):
         return "device"
-    raise UsageError(f"--output {path}: is {kind_of(mode)}; give a file name or a character device")
+    raise UsageError(
+        f"--output {path}: cannot write {what}: it is {kind_of(mode)}; give a file name or a character device"
+    )
+
+
+class StagedOutput:
+    """An output written in two steps: `StagedOutput(path, data)` writes a regular file's bytes
+    to a temporary name beside it (flushed to disk), `finish()` renames it into place (a device
+    is written then), `discard()` removes what `finish` did not take. Between the two a
+    transaction commits: the file appears only once what it reports is stored."""
+
+    def __init__(self, path: Path, data: str | bytes, what: str = "the output") -> None:
+        self.path, self.what = path, what
+        self.raw = data.encode("utf-8") if isinstance(data, str) else data
+        self.kind = output_kind(path, what)
+        self.tmp = temp_beside(path)
+        if self.kind == "regular":
+            self._guard(self._stage)
+
+    def _stage(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        stage(self.tmp, self.raw)
+
+    def finish(self) -> None:
+        if self.kind == "device":
+            self._guard(lambda: self.path.write_bytes(self.raw))
+        else:
+            self._guard(lambda: os.replace(self.tmp, self.path))
+
+    def discard(self) -> None:
+        with suppress(OSError):
+            self.tmp.unlink(missing_ok=True)
+
+    def _guard(self, step: Callable[[], object]) -> None:
+        """Run a step; a failure removes the temporary file and becomes ResourceError (the disk
+        is full) or UsageError (the path cannot be written)."""
+        try:
+            step()
+        except OSError as exc:
+            self.discard()
+            if is_full(exc):
+                raise ResourceError(
+                    f"--output {self.path}: disk full ({exc.strerror}); {self.what} was not written"
+                ) from None
+            raise UsageError(f"--output {self.path}: cannot write {self.what}: {exc.strerror}") from None
+        except BaseException:
+            self.discard()
+            raise
 
 
 def write_output(path: Path, data: str | bytes, what: str = "the output") -> None:
-    """Write `data` to `path` as `output_kind` says (see the module's docstring).
-
-    Raises ResourceError when the disk is full (nothing of `path` changed), UsageError when the
-    path cannot be written."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    kind = output_kind(path)
-    tmp = temp_beside(path)
-    try:
-        if kind == "device":
-            with open(path, "wb") as f:
-                f.write(raw)
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        stage(tmp, raw)
-        os.replace(tmp, path)
-    except OSError as exc:
-        with suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        if is_full(exc):
-            raise ResourceError(
-                f"--output {path}: disk full ({exc.strerror}); {what} was not written"
-            ) from None
-        raise UsageError(f"--output {path}: cannot write {what}: {exc.strerror}") from None
-    except BaseException:
-        with suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        raise
+    """Write `data` to `path` at once (a StagedOutput finished): a regular file is replaced
+    whole or not at all, a character device written in place, anything else refused."""
+    StagedOutput(path, data, what).finish()
 
 
 def stage(tmp: Path, raw: bytes) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import MissingExtraError, UsageError
+from riskcov.files import write_output
 from riskcov.options import Options
 from riskcov.report.curves import Line, merge_identical
 
@@ -57,11 +59,9 @@ def render(lines: list[Line], path: Path, title: str) -> None:
         axes[0].legend(loc="best", fontsize="small")
         fig.suptitle(title)
         metadata: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format=fmt, metadata=metadata, dpi=120)
-        except OSError as exc:
-            raise UsageError(f"--output {path}: cannot write the picture: {exc.strerror}") from None
+        picture = io.BytesIO()
+        fig.savefig(picture, format=fmt, metadata=metadata, dpi=120)
+        write_output(path, picture.getvalue(), "the picture")
 
 
 def _panel(ax: Any, lines: list[Line], key: str, name: str) -> None:

@@ -13,10 +13,11 @@ import numpy as np
 from riskcov.calibration.artifact import TARGETS, FittedOn, Method, Target, to_json
 from riskcov.calibration.fit import fit, target_values
 from riskcov.calibration.metrics import before_after, calibration_metrics
-from riskcov.calibration.store import save, text
+from riskcov.calibration.store import recover_output, save, text
 from riskcov.calibration.to_sql import evaluate, feature_sql
 from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
+from riskcov.files import StagedOutput
 from riskcov.scoring.csf import has_signal
 from riskcov.selection import Input, resolve
 
@@ -104,7 +105,9 @@ def _rows(
 def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibrated:
     """Fit, measure, store and write; nothing is kept when anything fails."""
     method, target = opts.check()
-    with transaction(con):
+    if opts.output is not None:
+        recover_output(con, opts.output)
+    with transaction(con) as tx:
         (inp,) = resolve(con, [opts.input], {"--mode": [opts.mode] if opts.mode else []})
         if inp.per_sample:
             raise UsageError(f"--input {opts.input}: calibrate fits on PHQ-8 runs (item signals)")
@@ -128,9 +131,8 @@ def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibra
         fitted_on = FittedOn(inp.run_id, inp.sha256, inp.mode or "", int(y.size))
         doc = to_json(cal, fitted_on=fitted_on, metrics=metrics)
         cid, sha = save(con, doc)
-        if opts.output is not None:
-            try:
-                opts.output.write_text(text(doc), encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"--output {opts.output}: cannot write: {exc.strerror}") from exc
+        tx.stored = f"calibrator {cid}"
+        if opts.output is not None:  # renamed into place right after COMMIT
+            staged = StagedOutput(opts.output, text(doc), "the calibrator")
+            tx.then(staged.finish, staged.discard)
     return Calibrated(cid, sha, doc, opts.output)

@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from riskcov.cli import coercion
+from riskcov.committed import STORED, interrupted_message
 from riskcov.errors import RiskcovError, UsageError
 
 try:  # typer >= 0.25 vendors click
@@ -44,6 +45,7 @@ class _OneLineErrors(TyperGroup):
             raise typer.Abort() from None
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        STORED.clear()  # what this command stores (one process may run several: tests)
         try:
             rv = super().main(*args, **{**kwargs, "standalone_mode": False})
         except NoArgsIsHelpError as exc:
@@ -53,7 +55,7 @@ class _OneLineErrors(TyperGroup):
             err(exc.format_message().replace("\n", " "))
             rv = exc.exit_code
         except typer.Abort:
-            err("interrupted; the work in progress was rolled back")
+            err(interrupted_message())
             rv = INTERRUPTED
         if not standalone_mode:
             return rv

@@ -102,7 +102,8 @@ def _store(
     con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun, replace: bool, own_transaction: bool
 ) -> None:
     """Insert a run: in a transaction of its own, or inside the caller's (evaluate)."""
-    with transaction(con, own=own_transaction):
+    with transaction(con, own=own_transaction) as tx:
+        tx.stored = f"run {run.run_id}"
         if replace:
             delete_run(con, run.run_id)
         con.execute(
