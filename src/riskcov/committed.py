@@ -32,6 +32,17 @@ def interrupted_message() -> str:
     return f"interrupted after {done} {verb} stored; the work in progress after it was rolled back"
 
 
+def stored_before() -> str:
+    """What a failed command kept: nothing, or what it committed before the failure.
+
+    >>> stored_before()
+    'nothing of this command was stored'
+    """
+    if not STORED:
+        return "nothing of this command was stored"
+    return f"{', '.join(STORED)} stored before it; the rest was rolled back"
+
+
 @contextmanager
 def sigint_deferred() -> Iterator[None]:
     """Ctrl-C during the block is delivered when it ends (main thread only; elsewhere a no-op)."""

@@ -25,6 +25,7 @@ from riskcov.errors import InputError, ResourceError, UsageError
 
 # errors that are the machine's, not the path's: no space, a file size limit, a quota
 _FULL = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")
 
 
@@ -101,6 +102,20 @@ def open_input(path: Path) -> Iterator[InputFile]:
         yield InputFile(path, fd, info.st_size)
     finally:
         os.close(fd)
+
+
+def printable(text: str) -> str:
+    """`text` with control characters shown as escapes, so a message stays one line.
+
+    >>> print(printable("run" + chr(10) + chr(27) + "[31m"))
+    run\\n\\x1b[31m
+    """
+    return "".join(repr(c)[1:-1] if _CONTROL.match(c) else c for c in text)
+
+
+def control_character(text: str) -> bool:
+    """Whether `text` holds a control character (a newline, an escape, ...)."""
+    return _CONTROL.search(text) is not None
 
 
 def is_full(exc: BaseException) -> bool:

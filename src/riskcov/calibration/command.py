@@ -10,14 +10,14 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.calibration.artifact import TARGETS, FittedOn, Method, Target, to_json
+from riskcov.calibration.artifact import FEATURE_NAME, TARGETS, FittedOn, Method, Target, to_json
 from riskcov.calibration.fit import fit, target_values
 from riskcov.calibration.metrics import before_after, calibration_metrics
 from riskcov.calibration.store import recover_output, save, text
 from riskcov.calibration.to_sql import evaluate, feature_sql
 from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.files import StagedOutput
+from riskcov.files import StagedOutput, printable
 from riskcov.scoring.csf import has_signal
 from riskcov.selection import Input, resolve
 
@@ -50,6 +50,12 @@ class CalibrateOptions:
             raise UsageError(f"--target {self.target}: choose {', '.join(TARGETS)}")
         if not self.features or any(not f for f in self.features):
             raise UsageError("--features: give signal names separated by commas, e.g. token_msp")
+        for f in self.features:
+            if not FEATURE_NAME.match(f):
+                raise UsageError(
+                    f"--features {printable(f)}: not a signal name (letters, digits and _, not starting "
+                    "with a digit)"
+                )
         if len(set(self.features)) != len(self.features):
             raise UsageError(f"--features {','.join(self.features)}: a name is given twice")
         return METHODS[self.method], self.target

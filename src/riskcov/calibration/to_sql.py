@@ -49,7 +49,7 @@ _NUMERIC_COLUMNS = frozenset(
 _OTHER_COLUMNS = frozenset(
     {"evidence_source", "consistency_samples", "inference_used", "inference_type", "inference_marker"}
 )
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: "$" would match before a final newline
 
 
 def d(x: float) -> str:

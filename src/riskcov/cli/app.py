@@ -11,8 +11,9 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from riskcov.cli import coercion
-from riskcov.committed import STORED, interrupted_message
-from riskcov.errors import RiskcovError, UsageError
+from riskcov.committed import STORED, interrupted_message, stored_before
+from riskcov.errors import ResourceError, RiskcovError, UsageError
+from riskcov.files import is_full
 
 try:  # typer >= 0.25 vendors click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
@@ -112,17 +113,39 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             raise
         except KeyboardInterrupt:
             raise typer.Abort() from None
-        except Exception as exc:
-            if interrupted_query(exc):
+        except Exception as raised:
+            cause = first_failure(raised)
+            if interrupted_query(cause):
                 raise typer.Abort() from None
-            first = (str(exc).splitlines() or [""])[0]
+            first = (str(cause).splitlines() or [""])[0]
+            if is_full(cause):  # the machine's, not a bug: ulimit -f, a full disk, a quota
+                err(f"disk full ({first}); {stored_before()}")
+                raise typer.Exit(ResourceError.exit_code) from None
             err(
-                f"internal error ({type(exc).__name__}: {first}); the work in progress was rolled "
+                f"internal error ({type(cause).__name__}: {first}); the work in progress was rolled "
                 "back. This is a bug in riskcov: please report it with the command you ran"
             )
             raise typer.Exit(INTERNAL_ERROR) from None
 
     return wrapper
+
+
+def first_failure(exc: BaseException) -> BaseException:
+    """The failure a cleanup step hid: a statement run after a failed one inside a transaction
+    raises "Current transaction is aborted"; the failure that aborted it is its context.
+
+    >>> try:
+    ...     try:
+    ...         raise OSError(28, "No space left on device")
+    ...     except OSError:
+    ...         raise RuntimeError("Current transaction is aborted (please ROLLBACK)")
+    ... except RuntimeError as exc:
+    ...     first_failure(exc)
+    OSError(28, 'No space left on device')
+    """
+    while "transaction is aborted" in str(exc) and exc.__context__ is not None:
+        exc = exc.__context__
+    return exc
 
 
 def interrupted_query(exc: BaseException) -> bool:

@@ -17,7 +17,7 @@ import duckdb
 from riskcov import __version__, materialise
 from riskcov.db import one, transaction
 from riskcov.errors import InputError
-from riskcov.files import open_input
+from riskcov.files import control_character, open_input, printable
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun, format_for, formats
 
 # the tables below `experiments`, deleted with a run (every format's)
@@ -147,6 +147,7 @@ def ingest_file(
         if same:
             return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
         run = fmt.parse(con, path, data, replace_options(options, reader_path=source.reader_path))
+        _refuse_control_characters(path, run)
         del data  # the file's bytes (447 MiB for 100,000 participants) are not needed while storing
     old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
@@ -163,6 +164,20 @@ def ingest_file(
     return IngestResult(
         path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.summary}"
     )
+
+
+def _refuse_control_characters(path: Path, run: ParsedRun) -> None:
+    """Identifiers are printed on the console and in messages: a newline or an escape sequence
+    in one would split a line or recolour the terminal."""
+    named = [("run_id", run.run_id)] + [
+        (f"experiment {e.index} {field}", value)
+        for e in run.experiments
+        for field in ("mode", "method", "split")
+        if isinstance(value := getattr(e, field), str)
+    ]
+    for field, value in named:
+        if control_character(value):
+            raise InputError(f"{path}: {field} {printable(value)} holds a control character; refused")
 
 
 def ingest_paths(
