@@ -227,6 +227,8 @@ def parse(doc: Any, source: str) -> Calibrator:
     if not isinstance(doc, dict):
         c.fail("the calibrator is not a JSON object")
     version = doc.get("schema_version", "1")
+    if type(version) is int:  # the reference's trainer writes the number
+        version = str(version)
     if version not in SCHEMA_VERSIONS:
         c.bad("schema_version", version, f"is not one this riskcov reads ({', '.join(SCHEMA_VERSIONS)})")
     method = cast(Method, c.choice(c.get(doc, "method"), "method", METHODS))
