@@ -7,7 +7,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import duckdb
@@ -15,7 +15,7 @@ import duckdb
 from riskcov import __version__
 from riskcov.db import one, transaction
 from riskcov.errors import LockedError, RiskcovError, UsageError
-from riskcov.files import kind_of
+from riskcov.files import kind_of, printable
 from riskcov.migrations import migrate
 from riskcov.resources import resource_dir
 
@@ -84,12 +84,26 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
-            pid = _PID.search(text)
-            who = f"process {pid.group(1)}" if pid else "another process"
-            raise LockedError(
-                f"warehouse {path} is locked by {who}; close it or use another --warehouse"
-            ) from exc
+            raise LockedError(_locked_message(path, text, read_only)) from exc
         raise RiskcovError(f"cannot open warehouse {path}: {text.splitlines()[0]}") from exc
+
+
+def _locked_message(path: Path, text: str, read_only: bool) -> str:
+    """Who holds the warehouse (pid and command line when the system shows them) and what to
+    do: wait for a writer; readers share it read-only; BI tools read the published snapshot."""
+    pid = _PID.search(text)
+    who = f"process {pid.group(1)}" if pid else "another process"
+    if pid:
+        with suppress(OSError):
+            cmd = Path(f"/proc/{pid.group(1)}/cmdline").read_bytes().replace(b"\0", b" ").strip()
+            who += f" ({printable(cmd.decode(errors='replace')[:120])})" if cmd else ""
+    if read_only:
+        return f"warehouse {path} is being written by {who}; try again when it has finished"
+    return (
+        f"warehouse {path} is locked by {who}; wait for it or stop it. Commands that only read "
+        "(runs, history, export) share the warehouse; BI tools belong on the published snapshot "
+        "(riskcov publish), not on the warehouse"
+    )
 
 
 def _sql_objects(con: duckdb.DuckDBPyConnection, *, compile_user: bool = True) -> list[tuple[str, str]]:
@@ -128,16 +142,38 @@ def _dependency_order(objects: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return ordered
 
 
+def _sql_digest(con: duckdb.DuckDBPyConnection) -> str:
+    key = _sql_objects(con, compile_user=False)
+    # DuckDB's version too: the stored metric tables are recomputed by the engine that reads them
+    return hashlib.sha256(
+        "\0".join([duckdb.__version__, *(f"{n}\0{s}" for n, s in key)]).encode()
+    ).hexdigest()
+
+
+def _stored_digest(con: duckdb.DuckDBPyConnection) -> str | None:
+    row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
+    return str(row[0]) if row else None
+
+
+def _current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a warehouse opened read-only needs nothing of `prepare`: every migration applied,
+    the SQL objects of this riskcov installed, the versions recorded as they are."""
+    from riskcov.migrations import load_migrations, status
+
+    if any(st.applied_at is None for st in status(con, load_migrations())):
+        return False
+    stored = dict(con.execute("SELECT key, value FROM warehouse_meta").fetchall())
+    versions = {"duckdb_library_version": duckdb.__version__, "riskcov_version": __version__}
+    if any(stored.get(k) != v for k, v in versions.items()):
+        return False
+    return _stored_digest(con) == _sql_digest(con)
+
+
 def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> None:
     """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed;
     `own=False` inside the caller's transaction (after `csf add` / `csf remove`)."""
-    key = _sql_objects(con, compile_user=False)
-    # DuckDB's version too: the stored metric tables are recomputed by the engine that reads them
-    digest = hashlib.sha256(
-        "\0".join([duckdb.__version__, *(f"{n}\0{s}" for n, s in key)]).encode()
-    ).hexdigest()
-    row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
-    if row and row[0] == digest:
+    digest = _sql_digest(con)
+    if _stored_digest(con) == digest:
         return
     objects = _dependency_order(_sql_objects(con))
     from riskcov.scoring.csf import check_registry
@@ -191,10 +227,12 @@ def prepare(con: duckdb.DuckDBPyConnection) -> None:
 
 @contextmanager
 def open_warehouse(
-    path: str | Path | None = None, *, must_exist: bool = False
+    path: str | Path | None = None, *, must_exist: bool = False, read_only: bool = False
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Open (creating if needed, unless `must_exist`: commands that only read) and prepare the
-    warehouse; close it afterwards.
+    warehouse; close it afterwards. `read_only`: commands that only read open it read-only, so
+    any number of them (and other read-only clients) share it; a warehouse that needs
+    preparing (a migration, new SQL objects) is prepared once by a writer first.
 
     >>> import tempfile, pathlib
     >>> with open_warehouse(pathlib.Path(tempfile.mkdtemp()) / "w.duckdb") as con:
@@ -204,6 +242,14 @@ def open_warehouse(
     resolved = resolve_path(path)
     if must_exist and not resolved.exists():
         raise RiskcovError(f"no warehouse at {resolved}: ingest a run first, or pass --warehouse")
+    if read_only and resolved.exists():
+        reader = connect(resolved, read_only=True)
+        try:
+            if _current(reader):
+                yield reader
+                return
+        finally:
+            reader.close()
     con = connect(resolved)
     try:
         prepare(con)
