@@ -38,6 +38,9 @@ LINKS: tuple[Link, ...] = ("sigmoid", "identity")
 # methods of one input; logistic takes one or more
 ONE_FEATURE: frozenset[str] = frozenset({"temperature_scaling", "platt", "isotonic"})
 # a feature name becomes a SQL column or a JSON path: plain identifiers only
+# an isotonic model's knots: applying one costs a binary search per value plus reading the
+# knots once (calibration/to_sql.py); a file of millions would still cost seconds and memory
+MAX_KNOTS = 100_000
 SCHEMA_VERSIONS = ("1",)  # absent: the reference's artifacts, read as "1"
 FEATURE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: "$" would match before a final newline
 
@@ -210,6 +213,8 @@ def _isotonic(c: _Checker, doc: Mapping[str, Any]) -> Isotonic:
     ys = c.numbers(c.get(model, "y_thresholds", "model."), "model.y_thresholds")
     if not xs:
         c.fail("model.x_thresholds is empty")
+    if len(xs) > MAX_KNOTS:
+        c.fail(f"model.x_thresholds has {len(xs):,} knots; riskcov reads at most {MAX_KNOTS:,}")
     if len(ys) != len(xs):
         c.fail(f"model.y_thresholds has {_count(len(ys), 'number')}, model.x_thresholds {len(xs)}")
     for i in range(1, len(xs)):
