@@ -16,7 +16,7 @@ import duckdb
 import numpy as np
 
 from riskcov import __version__
-from riskcov.bootstrap import sample_chunks
+from riskcov.bootstrap import memory, sample_chunks
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.metrics import chunks, engine
@@ -134,6 +134,7 @@ def run(
     skipped = {**choice.skipped, **skipped}
     engine.drop_series(con, kept)
     b = max(opts.bootstrap_resamples, 0)
+    memory.check(b, len(kept), len(opts.coverage_grid), len(opts.alpha_grid))  # before any replicate
     res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
     variants: dict[str, Any] = {}

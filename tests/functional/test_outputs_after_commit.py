@@ -184,3 +184,19 @@ def test_a_killed_publishs_temp_file_is_removed(samples, tmp_path, run_cli):
     assert sorted(os.listdir(tmp_path)) == sorted(
         [alive.name, "m.csv", "riskcov-bi.duckdb", "w.duckdb", *(["w.duckdb.wal"] * 0)]
     )
+
+
+def test_a_bootstrap_that_cannot_fit_is_refused_before_it_starts(samples, tmp_path, run_cli, monkeypatch):
+    from riskcov.bootstrap import memory
+
+    monkeypatch.setattr(memory, "available", lambda: 300 * 2**20)
+    wh = tmp_path / "w.duckdb"
+    args = ["evaluate", "--input", samples, "--bootstrap-resamples", "1000000", "--no-publish"]
+    r = run_cli([*args, "--warehouse", wh])
+    # 200 MiB + 1,000,000 x 1 series x 48 values x 40 bytes; (300 - 200) MiB / 1,920 bytes
+    assert (r.exit_code, r.stderr) == (
+        6,
+        "error: --bootstrap-resamples 1,000,000 for 1 series needs about 2.0 GB of memory; 0.3 GB is "
+        "available: use at most about 54,613 resamples (or fewer confidences); nothing was stored\n",
+    )
+    assert _evaluations(wh) == []
