@@ -19,7 +19,7 @@ STORED: list[str] = []
 def interrupted_message() -> str:
     """The one line for a Ctrl-C: what was stored before it, and that the rest was rolled back.
 
-    >>> interrupted_message()
+    >>> STORED.clear(); interrupted_message()
     'interrupted; the work in progress was rolled back'
     >>> STORED.append("evaluation 3"); interrupted_message()
     'interrupted after evaluation 3 was stored; the work in progress after it was rolled back'
@@ -35,7 +35,7 @@ def interrupted_message() -> str:
 def stored_before() -> str:
     """What a failed command kept: nothing, or what it committed before the failure.
 
-    >>> stored_before()
+    >>> STORED.clear(); stored_before()
     'nothing of this command was stored'
     """
     if not STORED:
