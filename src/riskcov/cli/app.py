@@ -69,6 +69,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="riskcov: a DuckDB metrics warehouse for selective prediction.",
+    epilog="Exit codes: 0 done, 1 bad data, 2 bad flags, 3 warehouse locked, 4 unknown schema "
+    "history, 5 stored but the BI snapshot not refreshed, 6 out of disk or memory (the line says "
+    "what was stored), 70 a riskcov bug, 130 interrupted (docs/reliability.md).",
 )
 
 WarehouseOpt = Annotated[
