@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+
+from riskcov.committed import STORED, sigint_deferred
+from riskcov.errors import RiskcovError
 
 if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
     import numpy as np
@@ -24,11 +28,28 @@ def one(result: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
     return rows[0] if rows else None
 
 
+@dataclass
+class Transaction:
+    """What a `transaction` block may leave for its COMMIT: a name for what it stores (said by
+    a later Ctrl-C's message) and steps that must follow COMMIT at once (renaming a staged
+    artifact into place); both run with Ctrl-C held back until they are done."""
+
+    stored: str | None = None
+    after_commit: list[Callable[[], None]] = field(default_factory=list)
+    on_rollback: list[Callable[[], None]] = field(default_factory=list)
+
+    def then(self, finish: Callable[[], None], discard: Callable[[], None]) -> None:
+        """`finish` right after COMMIT, `discard` on ROLLBACK (a staged file's two ends)."""
+        self.after_commit.append(finish)
+        self.on_rollback.append(discard)
+
+
 @contextmanager
-def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator[None]:
+def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator[Transaction]:
     """BEGIN ... COMMIT, or ROLLBACK when anything (Ctrl-C included) escapes the block.
 
-    `own=False` runs the block inside the caller's transaction (nothing is begun or ended).
+    `own=False` runs the block inside the caller's transaction (nothing is begun or ended, and
+    the block's `Transaction` is ignored).
 
     >>> con = duckdb.connect()
     >>> _ = con.execute("CREATE TABLE t (x INTEGER)")
@@ -41,16 +62,34 @@ def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator
     >>> one(con.execute("SELECT count(*) FROM t"))
     (0,)
     """
+    tx = Transaction()
     if not own:
-        yield
+        yield tx
         return
     con.execute("BEGIN TRANSACTION")
     try:
-        yield
+        yield tx
     except BaseException:
         con.execute("ROLLBACK")
+        for step in tx.on_rollback:
+            step()
         raise
-    con.execute("COMMIT")
+    with sigint_deferred():
+        try:
+            con.execute("COMMIT")
+        except BaseException:
+            for step in tx.on_rollback:
+                step()
+            raise
+        if tx.stored:
+            STORED.append(tx.stored)
+        for step in tx.after_commit:
+            try:
+                step()
+            except RiskcovError as exc:  # say what is true: the work is stored all the same
+                if tx.stored is None:
+                    raise
+                raise type(exc)(f"{tx.stored} is stored, but {exc}") from exc
 
 
 @contextmanager

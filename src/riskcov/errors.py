@@ -1,4 +1,10 @@
-"""Typed errors; the CLI turns them into one line and an exit code."""
+"""Typed errors; the CLI turns them into one line and an exit code.
+
+Exit codes: 0 done; 1 bad data (InputError); 2 bad flags (UsageError); 3 the warehouse is
+locked (LockedError); 4 schema history mismatch (MigrationError); 5 stored but the BI snapshot
+not refreshed (PublishError); 6 the machine ran out of disk or memory (ResourceError); 70 a bug
+in riskcov; 130 interrupted (Ctrl-C). See docs/reliability.md.
+"""
 
 
 class RiskcovError(Exception):
@@ -27,6 +33,13 @@ class MigrationError(RiskcovError):
     """The warehouse's schema history does not match this code (exit 4)."""
 
     exit_code = 4
+
+
+class ResourceError(RiskcovError):
+    """The machine ran out of something: disk space, a file size limit, memory (exit 6). The
+    message says what was stored (nothing, unless it names it)."""
+
+    exit_code = 6
 
 
 class MissingExtraError(RiskcovError):

@@ -18,7 +18,7 @@ import duckdb
 import numpy as np
 
 from riskcov import __version__
-from riskcov.bootstrap import sample_chunks
+from riskcov.bootstrap import memory, sample_chunks
 from riskcov.bootstrap.ranks import rank_stability
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
@@ -136,6 +136,7 @@ def run(
     engine.drop_series(con, kept)
     with_balanced = balanced.prepare(con, inputs, kept, opts.estimator)
     b = max(opts.bootstrap_resamples, 0)
+    memory.check(b, len(kept), len(opts.coverage_grid), len(opts.alpha_grid))  # before any replicate
     res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
     variants: dict[str, Any] = {}
@@ -314,9 +315,12 @@ def evaluate_and_store(
     warehouse: Path | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Evaluation:
-    """Evaluate, store the rows and write the artifact, all in one transaction."""
+    """Evaluate and store the rows in one transaction; the artifact, staged beside its path
+    before COMMIT, is renamed into place right after it (no artifact without its stored
+    evaluation; a killed run's staged artifact is recovered by the next one)."""
     opts.check()
-    with transaction(con):
+    store.recover_artifacts(con, warehouse, output)
+    with transaction(con) as tx:
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         inputs = resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested, uncommitted
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
@@ -334,8 +338,9 @@ def evaluate_and_store(
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)
         store.save(con, result.evaluation_id, result.artifact, str(result.path))
+        tx.stored = f"evaluation {result.evaluation_id}"
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
-            artifact.write(result.artifact, result.path)
+            artifact.write_on_commit(tx, result.artifact, result.path)
     return result
 
 

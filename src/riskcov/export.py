@@ -10,7 +10,8 @@ from pathlib import Path
 import duckdb
 
 from riskcov.db import one
-from riskcov.errors import RiskcovError, UsageError
+from riskcov.errors import ResourceError, RiskcovError, UsageError
+from riskcov.files import is_full
 
 FORMATS = {"parquet": "FORMAT parquet", "csv": "FORMAT csv, HEADER true"}
 # bookkeeping of the warehouse itself, not data
@@ -82,7 +83,7 @@ def export_tables(con: duckdb.DuckDBPyConnection, fmt: str, out: Path, tables: l
         raise UsageError(f"unknown table {unknown[0]}; valid tables: {', '.join(queries)}")
     chosen = list(dict.fromkeys(tables)) or list(queries)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: list[Exported] = []
     for table in chosen:
         path = out / f"{table}.{fmt}"
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -91,7 +92,11 @@ def export_tables(con: duckdb.DuckDBPyConnection, fmt: str, out: Path, tables: l
             row = one(con.execute(f"COPY ({queries[table]}) TO {literal} ({FORMATS[fmt]})"))
             os.replace(tmp, path)
         except (duckdb.Error, OSError) as exc:
-            raise RiskcovError(f"export {path}: {(str(exc).splitlines() or [''])[0]}") from exc
+            first = (str(exc).splitlines() or [""])[0]
+            if is_full(exc):
+                done = ", ".join(e.table for e in written) or "none"
+                raise ResourceError(f"export {path}: disk full ({first}); tables written: {done}") from exc
+            raise RiskcovError(f"export {path}: {first}") from exc
         finally:
             tmp.unlink(missing_ok=True)  # gone after the rename; a leftover only after an error
         written.append(Exported(table, int(row[0]) if row else 0, path))

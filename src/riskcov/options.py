@@ -74,9 +74,18 @@ class Options:
             raise UsageError("--coverage-grid values must differ in their first two decimals")
         if not self.alpha_grid:
             raise UsageError("--alpha-grid needs at least one value")
+        # a risk budget lies in the selective risk's range: [0, 1] (abs_norm, 0/1 and given
+        # losses as the risk-control bounds take them), [0, 3] for loss abs
+        top = 3.0 if self.loss == "abs" else 1.0
         for a in self.alpha_grid:
             if not (math.isfinite(a) and a >= 0.0):
                 raise UsageError(f"--alpha-grid value {a!r} is not a finite number >= 0")
+            if a > top:
+                raise UsageError(
+                    f"--alpha-grid value {a!r} is above {top:g}, the largest selective risk of loss "
+                    f"{self.loss or 'abs_norm/given'}"
+                    + ("" if self.loss == "abs" else " (--loss abs: up to 3)")
+                )
         keys = [grid_key(a) for a in self.alpha_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--alpha-grid values must differ in their first two decimals")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from riskcov.errors import MissingExtraError, UsageError
+from riskcov.files import write_output
 from riskcov.report.curves import Line, merge_identical
 
 FORMATS = (".png", ".svg")
@@ -44,11 +46,9 @@ def render(lines: list[Line], path: Path, title: str) -> None:
     with matplotlib.rc_context({"svg.hashsalt": "riskcov", "svg.fonttype": "none"}):
         fig = draw(lines, title)
         metadata: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format=fmt, metadata=metadata, dpi=120)
-        except OSError as exc:
-            raise UsageError(f"--output {path}: cannot write the picture: {exc.strerror}") from None
+        picture = io.BytesIO()
+        fig.savefig(picture, format=fmt, metadata=metadata, dpi=120)
+        write_output(path, picture.getvalue(), "the picture")
 
 
 def draw(lines: list[Line], title: str) -> Any:

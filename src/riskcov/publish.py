@@ -10,7 +10,8 @@ import duckdb
 
 from riskcov.db import one, transaction
 from riskcov.errors import RiskcovError, UsageError
-from riskcov.warehouse import STORAGE_VERSION, connect
+from riskcov.files import stale_temps, temp_beside
+from riskcov.warehouse import STORAGE_VERSION, check_database_file, connect
 
 SNAPSHOT_NAME = "riskcov-bi.duckdb"
 # the warehouse's materialised metric tables (riskcov.materialise), counted in the summary line
@@ -114,6 +115,32 @@ def _finish(tmp: Path, source: Path) -> dict[str, int]:
         snap.close()
 
 
+def _check_target(target: Path) -> None:
+    """Refuse to replace an existing file that is not a riskcov snapshot (a DuckDB file with
+    `published_from` in its warehouse_meta); one held open by a BI tool is still read."""
+    check_database_file(target, "--to")
+    if not target.exists():
+        return
+    refused = UsageError(
+        f"--to {target}: the file is a DuckDB database but not a riskcov snapshot; riskcov will "
+        "not overwrite it: give another path"
+    )
+    try:
+        con = duckdb.connect(str(target), read_only=True)
+    except duckdb.Error as exc:
+        if "lock" in str(exc).lower():
+            return  # a writer holds it: only a riskcov publish writes a snapshot
+        raise refused from None
+    try:
+        row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'published_from'"))
+    except duckdb.Error:
+        row = None
+    finally:
+        con.close()
+    if row is None:
+        raise refused
+
+
 def publish_snapshot(con: duckdb.DuckDBPyConnection, target: Path) -> Published:
     """Write the snapshot to a temporary file beside `target`, then rename it over `target`.
 
@@ -123,8 +150,11 @@ def publish_snapshot(con: duckdb.DuckDBPyConnection, target: Path) -> Published:
     database, source = _warehouse_file(con)
     if target.resolve() == source.resolve():
         raise UsageError(f"--to {target}: that is the warehouse itself; give another path")
+    _check_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    for stale in stale_temps(target.parent, target.name):  # of a publish that was killed
+        _remove(stale)
+    tmp = temp_beside(target)
     _remove(tmp)
     try:
         _copy_warehouse(con, database, tmp)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+from contextlib import suppress
 from pathlib import Path
 
 import duckdb
 
 from riskcov.db import one
-from riskcov.errors import LockedError, RiskcovError
+from riskcov.errors import LockedError, RiskcovError, UsageError
+from riskcov.files import kind_of, printable
 
 DEFAULT_PATH = Path("warehouse") / "riskcov.duckdb"
 # BI drivers embed DuckDB 1.4-1.5, which cannot open the 2.0 default storage format.
@@ -40,8 +43,51 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def check_database_file(path: Path, flag: str = "--warehouse") -> None:
+    """Refuse an existing file that is not a DuckDB database (DuckDB would open a .json or
+    .csv as an empty in-memory database, and what is stored there is lost), or not a regular
+    file at all. A path that does not exist yet is fine: it is created."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{flag} {path}: is {kind_of(mode)}, not a DuckDB database file")
+    try:
+        with path.open("rb") as f:
+            head = f.read(12)
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot read: {exc.strerror}") from None
+    if head[8:12] != b"DUCK":
+        raise UsageError(
+            f"{flag} {path}: the file exists and is not a DuckDB database; riskcov neither uses "
+            "nor overwrites it: give another path"
+        )
+
+
+def _locked_message(path: Path, text: str, read_only: bool) -> str:
+    """Who holds the warehouse (pid and command line when the system shows them) and what to
+    do: wait for a writer; readers share it read-only; BI tools read the published snapshot."""
+    pid = _PID.search(text)
+    who = f"process {pid.group(1)}" if pid else "another process"
+    if pid:
+        with suppress(OSError):
+            cmd = Path(f"/proc/{pid.group(1)}/cmdline").read_bytes().replace(b"\0", b" ").strip()
+            who += f" ({printable(cmd.decode(errors='replace')[:120])})" if cmd else ""
+    if read_only:
+        return f"warehouse {path} is being written by {who}; try again when it has finished"
+    return (
+        f"warehouse {path} is locked by {who}; wait for it or stop it. Commands that only read "
+        "(runs, history, export) share the warehouse; BI tools belong on the published snapshot "
+        "(riskcov publish), not on the warehouse"
+    )
+
+
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A raw connection, with DuckDB's lock error turned into a one-line LockedError."""
+    check_database_file(path)
     config: dict[str, str | bool | int | float | list[str]] = (
         {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
     )
@@ -52,11 +98,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
-            pid = _PID.search(text)
-            who = f"process {pid.group(1)}" if pid else "another process"
-            raise LockedError(
-                f"warehouse {path} is locked by {who}; close it or use another --warehouse"
-            ) from exc
+            raise LockedError(_locked_message(path, text, read_only)) from exc
         raise RiskcovError(f"cannot open warehouse {path}: {text.splitlines()[0]}") from exc
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from riskcov.files import printable
+
 RISKCOV = Path(sys.executable).parent / "riskcov"
 HOLD_OPEN = (
     "import sys, time, duckdb\n"
@@ -40,12 +42,17 @@ def held_open(warehouse_path):
         proc.wait()
 
 
+def _holder(proc: subprocess.Popen[str]) -> str:
+    cmd = Path(f"/proc/{proc.pid}/cmdline").read_bytes().replace(b"\0", b" ").strip().decode()
+    return f"process {proc.pid} ({printable(cmd[:120])})"
+
+
 def test_locked_warehouse_gives_one_line_and_exit_3(warehouse_path, held_open, run_cli):
     result = run_cli(["runs", "--warehouse", warehouse_path])
     assert (result.exit_code, result.stdout) == (3, "")
     assert result.stderr == (
-        f"error: warehouse {warehouse_path} is locked by process "
-        f"{held_open.pid}; close it or use another --warehouse\n"
+        f"error: warehouse {warehouse_path} is being written by {_holder(held_open)}; try again when "
+        "it has finished\n"
     )
 
 
@@ -53,8 +60,9 @@ def test_locked_warehouse_refuses_ingest_too(shared_dir, warehouse_path, held_op
     result = run_cli(["ingest", worked_path(shared_dir), "--warehouse", warehouse_path])
     assert result.exit_code == 3
     assert result.stderr == (
-        f"error: warehouse {warehouse_path} is locked by process "
-        f"{held_open.pid}; close it or use another --warehouse\n"
+        f"error: warehouse {warehouse_path} is locked by {_holder(held_open)}; wait for it or stop it. "
+        "Commands that only read (runs, history, export) share the warehouse; BI tools belong on the "
+        "published snapshot (riskcov publish), not on the warehouse\n"
     )
 
 

@@ -530,7 +530,7 @@ def test_missing_file_is_refused(seeded, run_cli, tmp_path):
     path = tmp_path / "absent.json"
     result = run_cli(["ingest", path, "--warehouse", seeded])
     assert result.exit_code == 1
-    assert result.stderr == f"error: {path}: cannot read: No such file or directory\n"
+    assert result.stderr == f"error: {path}: no such file\n"
 
 
 def test_integral_float_pred_is_accepted(warehouse_path, run_cli, worked, tmp_path, sql):

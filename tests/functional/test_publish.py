@@ -233,10 +233,9 @@ def test_publish_onto_a_folder_is_one_line_and_cleans_up(example_warehouse, run_
     folder = example_warehouse.parent / "taken"
     folder.mkdir()
     result = run_cli(["publish", "--to", folder, "--warehouse", example_warehouse])
-    tmp = example_warehouse.parent / f".taken.{os.getpid()}.tmp"
     assert (result.exit_code, result.stderr) == (
-        1,
-        f"error: publish {folder}: [Errno 21] Is a directory: '{tmp}' -> '{folder}'\n",
+        2,
+        f"error: --to {folder}: is a folder, not a DuckDB database file\n",
     )
     assert sorted(os.listdir(example_warehouse.parent)) == ["taken", "w.duckdb"]
 

@@ -3,7 +3,9 @@
 The format is the reference evaluator's (ai-psychiatrist: `scripts/train_confidence_calibrator.py`
 writes `method`, `features`, `target` and `model`; `scripts/calibrate_verbalized_confidence.py`
 writes only `method: temperature_scaling` and a top-level `temperature`), so its files load here
-and ours there. Unknown keys (`schema_version`, `training_metadata`, ...) are ignored.
+and ours there. Unknown keys (`training_metadata`, ...) are ignored; a `schema_version` other
+than "1" is refused (a later format may mean other things by the same keys), as is an isotonic
+model of more than MAX_KNOTS knots.
 
 >>> cal = parse({"method": "temperature_scaling", "temperature": 2}, "t.json")
 >>> cal.model, cal.features, cal.target
@@ -36,7 +38,11 @@ LINKS: tuple[Link, ...] = ("sigmoid", "identity")
 # methods of one input; logistic takes one or more
 ONE_FEATURE: frozenset[str] = frozenset({"temperature_scaling", "platt", "isotonic"})
 # a feature name becomes a SQL column or a JSON path: plain identifiers only
-_FEATURE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# an isotonic model's knots: applying one costs a binary search per value plus reading the
+# knots once (calibration/to_sql.py); a file of millions would still cost seconds and memory
+MAX_KNOTS = 100_000
+SCHEMA_VERSIONS = ("1",)  # absent: the reference's artifacts, read as "1"
+FEATURE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: "$" would match before a final newline
 
 
 @dataclass(frozen=True)
@@ -163,7 +169,7 @@ def _features(c: _Checker, doc: Mapping[str, Any], method: str) -> tuple[str, ..
         c.bad("features", raw, "is not a list of signal names")
     names: list[str] = []
     for i, name in enumerate(raw):
-        if not isinstance(name, str) or not _FEATURE_NAME.match(name):
+        if not isinstance(name, str) or not FEATURE_NAME.match(name):
             c.bad(f"features[{i}]", name, "is not a signal name")
         if name in names:
             c.bad(f"features[{i}]", name, f"repeats features[{names.index(name)}]")
@@ -207,6 +213,8 @@ def _isotonic(c: _Checker, doc: Mapping[str, Any]) -> Isotonic:
     ys = c.numbers(c.get(model, "y_thresholds", "model."), "model.y_thresholds")
     if not xs:
         c.fail("model.x_thresholds is empty")
+    if len(xs) > MAX_KNOTS:
+        c.fail(f"model.x_thresholds has {len(xs):,} knots; riskcov reads at most {MAX_KNOTS:,}")
     if len(ys) != len(xs):
         c.fail(f"model.y_thresholds has {_count(len(ys), 'number')}, model.x_thresholds {len(xs)}")
     for i in range(1, len(xs)):
@@ -223,6 +231,11 @@ def parse(doc: Any, source: str) -> Calibrator:
     c = _Checker(source)
     if not isinstance(doc, dict):
         c.fail("the calibrator is not a JSON object")
+    version = doc.get("schema_version", "1")
+    if type(version) is int:  # the reference's trainer writes the number
+        version = str(version)
+    if version not in SCHEMA_VERSIONS:
+        c.bad("schema_version", version, f"is not one this riskcov reads ({', '.join(SCHEMA_VERSIONS)})")
     method = cast(Method, c.choice(c.get(doc, "method"), "method", METHODS))
     features = _features(c, doc, method)
     if "target" not in doc and method == "temperature_scaling":
@@ -262,6 +275,8 @@ def load(path: Path | str) -> Calibrator:
         ) from exc
     except ValueError as exc:
         raise InputError(f"{source}: {exc}") from exc
+    except RecursionError:
+        raise InputError(f"{source}: not valid JSON: nested too deeply") from None
     return parse(doc, source)
 
 

@@ -12,13 +12,14 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.calibration.artifact import TARGETS, FittedOn, Method, Target, to_json
+from riskcov.calibration.artifact import FEATURE_NAME, TARGETS, FittedOn, Method, Target, to_json
 from riskcov.calibration.fit import fit, target_values
 from riskcov.calibration.metrics import before_after, calibration_metrics
-from riskcov.calibration.store import save, text
+from riskcov.calibration.store import recover_output, save, text
 from riskcov.calibration.to_sql import evaluate, feature_sql
 from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
+from riskcov.files import StagedOutput, printable
 from riskcov.scoring.csf import has_signal
 from riskcov.selection import Input, resolve
 
@@ -53,6 +54,12 @@ class CalibrateOptions:
             raise UsageError(f"--target {self.target}: choose {', '.join(TARGETS)}")
         if not self.features or any(not f for f in self.features):
             raise UsageError("--features: give signal names separated by commas, e.g. token_msp")
+        for f in self.features:
+            if not FEATURE_NAME.match(f):
+                raise UsageError(
+                    f"--features {printable(f)}: not a signal name (letters, digits and _, not starting "
+                    "with a digit)"
+                )
         if len(set(self.features)) != len(self.features):
             raise UsageError(f"--features {','.join(self.features)}: a name is given twice")
         return METHODS[self.method], self.target
@@ -123,7 +130,9 @@ def _rows(
 def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibrated:
     """Fit, measure, store and write; nothing is kept when anything fails."""
     method, target = opts.check()
-    with transaction(con):
+    if opts.output is not None:
+        recover_output(con, opts.output)
+    with transaction(con) as tx:
         criteria = {"--mode": [opts.mode] if opts.mode else [], **opts.criteria}
         (inp,) = resolve(con, [opts.input], criteria)
         if inp.per_sample:
@@ -151,9 +160,8 @@ def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibra
         fitted_on = FittedOn(inp.run_id, inp.sha256, inp.mode or "", int(y.size))
         doc = to_json(cal, fitted_on=fitted_on, metrics=metrics)
         cid, sha = save(con, doc)
-        if opts.output is not None:
-            try:
-                opts.output.write_text(text(doc), encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"--output {opts.output}: cannot write: {exc.strerror}") from exc
+        tx.stored = f"calibrator {cid}"
+        if opts.output is not None:  # renamed into place right after COMMIT
+            staged = StagedOutput(opts.output, text(doc), "the calibrator")
+            tx.then(staged.finish, staged.discard)
     return Calibrated(cid, sha, doc, opts.output, inp.describe(), inp.per_sample)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import duckdb
 from riskcov.calibration.artifact import Calibrator, load, parse
 from riskcov.db import one
 from riskcov.errors import InputError
+from riskcov.files import stale_temps
 
 
 def text(doc: dict[str, Any]) -> str:
@@ -42,6 +44,20 @@ def save(con: duckdb.DuckDBPyConnection, doc: dict[str, Any]) -> tuple[int, str]
         [cid, doc["method"], sha, body],
     )
     return cid, sha
+
+
+def recover_output(con: duckdb.DuckDBPyConnection, output: Path) -> None:
+    """A killed `calibrate --output` may leave its staged file (`.<name>.<pid>.tmp`): renamed
+    into place when a stored calibrator has its text (it died after COMMIT), else removed."""
+    for tmp in stale_temps(output.parent, output.name):
+        try:
+            sha = hashlib.sha256(tmp.read_bytes()).hexdigest()
+        except OSError:
+            continue
+        if one(con.execute("SELECT 1 FROM calibrators WHERE sha256 = ?", [sha])):
+            os.replace(tmp, output)
+        else:
+            tmp.unlink(missing_ok=True)
 
 
 def resolve(con: duckdb.DuckDBPyConnection, spec: str) -> tuple[Calibrator, dict[str, Any]]:

@@ -11,7 +11,9 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from riskcov.cli import coercion
-from riskcov.errors import RiskcovError, UsageError
+from riskcov.committed import STORED, interrupted_message, stored_before
+from riskcov.errors import ResourceError, RiskcovError, UsageError
+from riskcov.files import is_full
 
 try:  # typer >= 0.25 vendors click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
@@ -44,6 +46,7 @@ class _OneLineErrors(TyperGroup):
             raise typer.Abort() from None
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        STORED.clear()  # what this command stores (one process may run several: tests)
         try:
             rv = super().main(*args, **{**kwargs, "standalone_mode": False})
         except NoArgsIsHelpError as exc:
@@ -53,7 +56,7 @@ class _OneLineErrors(TyperGroup):
             err(exc.format_message().replace("\n", " "))
             rv = exc.exit_code
         except typer.Abort:
-            err("interrupted; the work in progress was rolled back")
+            err(interrupted_message())
             rv = INTERRUPTED
         if not standalone_mode:
             return rv
@@ -66,6 +69,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="riskcov: a DuckDB metrics warehouse for selective prediction.",
+    epilog="Exit codes: 0 done, 1 bad data, 2 bad flags, 3 warehouse locked, 4 unknown schema "
+    "history, 5 stored but the BI snapshot not refreshed, 6 out of disk or memory (the line says "
+    "what was stored), 70 a riskcov bug, 130 interrupted (docs/reliability.md).",
 )
 
 WarehouseOpt = Annotated[
@@ -115,17 +121,39 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             raise
         except KeyboardInterrupt:
             raise typer.Abort() from None
-        except Exception as exc:
-            if interrupted_query(exc):
+        except Exception as raised:
+            cause = first_failure(raised)
+            if interrupted_query(cause):
                 raise typer.Abort() from None
-            first = (str(exc).splitlines() or [""])[0]
+            first = (str(cause).splitlines() or [""])[0]
+            if is_full(cause):  # the machine's, not a bug: ulimit -f, a full disk, a quota
+                err(f"disk full ({first}); {stored_before()}")
+                raise typer.Exit(ResourceError.exit_code) from None
             err(
-                f"internal error ({type(exc).__name__}: {first}); the work in progress was rolled "
+                f"internal error ({type(cause).__name__}: {first}); the work in progress was rolled "
                 "back. This is a bug in riskcov: please report it with the command you ran"
             )
             raise typer.Exit(INTERNAL_ERROR) from None
 
     return wrapper
+
+
+def first_failure(exc: BaseException) -> BaseException:
+    """The failure a cleanup step hid: a statement run after a failed one inside a transaction
+    raises "Current transaction is aborted"; the failure that aborted it is its context.
+
+    >>> try:
+    ...     try:
+    ...         raise OSError(28, "No space left on device")
+    ...     except OSError:
+    ...         raise RuntimeError("Current transaction is aborted (please ROLLBACK)")
+    ... except RuntimeError as exc:
+    ...     first_failure(exc)
+    OSError(28, 'No space left on device')
+    """
+    while "transaction is aborted" in str(exc) and exc.__context__ is not None:
+        exc = exc.__context__
+    return exc
 
 
 def interrupted_query(exc: BaseException) -> bool:

@@ -30,7 +30,7 @@ def export(
     """Write tables to <out>/<table>.parquet|csv, rows in key order."""
     check_format(fmt)
     folder = out if out is not None else resolve_path(warehouse).parent / "exports"
-    with open_warehouse(warehouse, must_exist=True) as con:
+    with open_warehouse(warehouse, must_exist=True, read_only=True) as con:
         written = export_tables(con, fmt, folder, tables or [])
     for e in written:
         typer.echo(f"{e.table}: {e.rows} rows -> {e.path}")

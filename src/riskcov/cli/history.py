@@ -28,7 +28,7 @@ def history(
 
     hist.check(metric, fmt)
     filters = {"mode": mode, "loss": loss, "method": method, "split": split, "domain": domain}
-    with open_warehouse(warehouse, must_exist=True) as con:
+    with open_warehouse(warehouse, must_exist=True, read_only=True) as con:
         found = hist.rows(con, metric, csf, filters)
     if fmt != "table":
         typer.echo(hist.render(found, fmt, metric))

@@ -22,7 +22,7 @@ def runs(
     if not path.exists():  # a listing must not create a warehouse
         typer.echo("[]" if as_json else f"no warehouse at {path} yet: riskcov ingest PATH...")
         return
-    with open_warehouse(path) as con:
+    with open_warehouse(path, read_only=True) as con:
         listing = list_runs(con)
     if as_json:
         typer.echo(json.dumps(listing, indent=2))

@@ -20,7 +20,7 @@ from riskcov import warehouse as connection
 from riskcov.db import one, transaction
 from riskcov.errors import RiskcovError
 from riskcov.materialise import refresh
-from riskcov.migrations import migrate
+from riskcov.migrations import load_migrations, migrate, status
 from riskcov.resources import resource_dir
 from riskcov.scoring.confidences import confidences_view_sql
 from riskcov.scoring.csf import check_registry
@@ -60,16 +60,35 @@ def _dependency_order(objects: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return ordered
 
 
+def _sql_digest(con: duckdb.DuckDBPyConnection) -> str:
+    key = _sql_objects(con, compile_user=False)
+    # DuckDB's version too: the stored metric tables are recomputed by the engine that reads them
+    text = "\0".join([duckdb.__version__, *(f"{n}\0{s}" for n, s in key)])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _stored_digest(con: duckdb.DuckDBPyConnection) -> str | None:
+    row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
+    return str(row[0]) if row else None
+
+
+def _current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a warehouse opened read-only needs nothing of `prepare`: every migration applied,
+    the SQL objects of this riskcov installed, the versions recorded as they are."""
+    if any(st.applied_at is None for st in status(con, load_migrations())):
+        return False
+    recorded = dict(con.execute("SELECT key, value FROM warehouse_meta").fetchall())
+    versions = {"duckdb_library_version": duckdb.__version__, "riskcov_version": __version__}
+    if any(recorded.get(k) != v for k, v in versions.items()):
+        return False
+    return _stored_digest(con) == _sql_digest(con)
+
+
 def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> None:
     """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed;
     `own=False` inside the caller's transaction (after `csf add` / `csf remove`)."""
-    key = _sql_objects(con, compile_user=False)
-    # DuckDB's version too: the stored metric tables are recomputed by the engine that reads them
-    digest = hashlib.sha256(
-        "\0".join([duckdb.__version__, *(f"{n}\0{s}" for n, s in key)]).encode()
-    ).hexdigest()
-    row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
-    if row and row[0] == digest:
+    digest = _sql_digest(con)
+    if _stored_digest(con) == digest:
         return
     objects = _dependency_order(_sql_objects(con))
     check_registry()
@@ -102,10 +121,12 @@ def prepare(con: duckdb.DuckDBPyConnection) -> None:
 
 @contextmanager
 def open_warehouse(
-    path: str | Path | None = None, *, must_exist: bool = False
+    path: str | Path | None = None, *, must_exist: bool = False, read_only: bool = False
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Open (creating if needed, unless `must_exist`: commands that only read) and prepare the
-    warehouse; close it afterwards.
+    warehouse; close it afterwards. `read_only`: commands that only read open it read-only, so
+    any number of them (and other read-only clients) share it; a warehouse that needs
+    preparing (a migration, new SQL objects) is prepared once by a writer first.
 
     >>> import tempfile, pathlib
     >>> with open_warehouse(pathlib.Path(tempfile.mkdtemp()) / "w.duckdb") as con:
@@ -115,6 +136,14 @@ def open_warehouse(
     resolved = connection.resolve_path(path)
     if must_exist and not resolved.exists():
         raise RiskcovError(f"no warehouse at {resolved}: ingest a run first, or pass --warehouse")
+    if read_only and resolved.exists():
+        reader = connection.connect(resolved, read_only=True)
+        try:
+            if _current(reader):
+                yield reader
+                return
+        finally:
+            reader.close()
     con = connection.connect(resolved)  # through the module: tests patch it
     try:
         prepare(con)

@@ -30,6 +30,7 @@ def parse(
         con,
         path,
         SampleDefaults(method=options.method, seed=options.seed, split=options.split, domain=options.domain),
+        reader=options.reader_path,
     )
     return parsed_run(staged, options.run_id or path.stem)
 

@@ -36,6 +36,7 @@ n_samples=2, n_abstained=0))
 from __future__ import annotations
 
 import csv
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,6 +86,7 @@ _INTS = {
     "UBIGINT",
 }
 _EXPERIMENT = "method, seed, split, domain"
+_NESTED = re.compile(r"\[\]$|^(STRUCT|MAP|UNION|LIST|ARRAY)\b|\[\d+\]$")
 _STAGED = ("staged_samples", "staged_scores", RAW, TYPED, EXPS, ORDERED)
 
 
@@ -163,10 +165,10 @@ def _reason(exc: duckdb.Error) -> str:
     return first
 
 
-def _csv_header(path: Path) -> list[str]:
+def _csv_header(path: Path, reader: str) -> list[str]:
     # DuckDB renames repeated and empty header names (a, a_1, column2); read them as written
     try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
+        with open(reader, encoding="utf-8-sig", newline="") as f:
             return next(csv.reader(f), [])
     except UnicodeDecodeError:
         raise InputError(f"{path}: unreadable CSV: the header is not UTF-8 text") from None
@@ -182,13 +184,13 @@ def _kind(duck_type: str) -> str:
     return BOOL if duck_type == "BOOLEAN" else TEXT
 
 
-def _read(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[list[Source], str]:
+def _read(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[list[Source], str]:
     """Create RAW from the file (columns c0, c1, ...; row order kept): a table, or for Parquet
     a view (the file has row numbers of its own). Return its columns and the SQL of its 1-based
-    row number."""
-    p, fmt = literal(str(path)), _FORMATS[path.suffix.lower()]
+    row number. `reader` is the path DuckDB opens (see `stage_samples`)."""
+    p, fmt = literal(reader), _FORMATS[path.suffix.lower()]
     if fmt == "CSV":
-        names = _csv_header(path)
+        names = _csv_header(path, reader)
         cols = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(names)))
         con.execute(f"""CREATE TEMP TABLE {RAW} AS SELECT * FROM read_csv({p}, header = true,
             auto_detect = false, columns = {{{cols}}}, delim = ',', quote = '"', escape = '"',
@@ -225,6 +227,10 @@ def typed_columns(
     renames = renames or {}
     sources, select = [], []
     for i, (name, duck_type, *_) in enumerate(described):
+        if _NESTED.search(duck_type):
+            raise InputError(
+                f"column {name} is a nested {duck_type}; per-sample columns hold one value per row"
+            )
         ident = '"' + name.replace('"', '""') + '"'
         kind = _kind(duck_type)
         if kind == TEXT and duck_type != "VARCHAR":
@@ -274,9 +280,12 @@ def _raise_first_problem(con: duckdb.DuckDBPyConnection, path: Path, plan: Plan)
         raise InputError(f"{path}: row {repeat[0]}, {repeat[1]}")
 
 
-def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDefaults) -> StagedSamples:
+def stage_samples(
+    con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDefaults, reader: str | None = None
+) -> StagedSamples:
     """Validate a per-sample table, lay its rows out for `fill` and (re)create the TEMP VIEWs
-    staged_samples and staged_scores.
+    staged_samples and staged_scores. `reader` is the path DuckDB reads (riskcov.ingest passes
+    the opened file's descriptor, so no glob or `~` in `path` is expanded); default `path`.
 
     Raises InputError (one line: file, row, column, value) on the first problem in file order,
     leaving nothing staged behind (nor from an earlier call); UsageError for a file name that
@@ -287,16 +296,19 @@ def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDe
         raise UsageError(
             f"{path}: not a per-sample table: the name must end in .csv, .parquet, .jsonl or .ndjson"
         )
-    if not path.is_file():
+    if reader is None and not path.is_file():
         raise InputError(f"{path}: no such file")
-    if path.stat().st_size == 0:
+    if os.stat(reader or path).st_size == 0:
         raise InputError(f"{path}: no data rows")
 
     def read() -> tuple[list[Source], str]:
         try:
-            return _read(con, path)
+            return _read(con, path, reader or str(path))
+        except InputError as exc:
+            raise InputError(f"{path}: {exc}") from None
         except duckdb.Error as exc:
-            raise InputError(f"{path}: unreadable {_FORMATS[path.suffix.lower()]}: {_reason(exc)}") from None
+            reason = _reason(exc).replace(reader or str(path), str(path))
+            raise InputError(f"{path}: unreadable {_FORMATS[path.suffix.lower()]}: {reason}") from None
 
     return stage(con, path, read, defaults, path.stem, is_csv=path.suffix.lower() == ".csv")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from dataclasses import replace as replace_options
 from pathlib import Path
 
 import duckdb
@@ -16,10 +17,14 @@ import duckdb
 from riskcov import __version__, materialise
 from riskcov.db import one, transaction
 from riskcov.errors import InputError
+from riskcov.files import control_character, open_input, printable
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun, format_for, formats
 
 # the tables below `experiments`, deleted with a run (every format's)
 FORMAT_TABLES = ("item_signals", "items", "participants", "sample_scores", "samples")
+# one input file is read whole (hashed, a run JSON parsed in memory): 16 GiB is far above any
+# real run (100,000 participants: 447 MiB) and stops a sparse or endless file early
+MAX_FILE_BYTES = 16 * 2**30
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,8 @@ def _store(
     con: duckdb.DuckDBPyConnection, path: Path, sha: str, run: ParsedRun, replace: bool, own_transaction: bool
 ) -> None:
     """Insert a run: in a transaction of its own, or inside the caller's (evaluate)."""
-    with transaction(con, own=own_transaction):
+    with transaction(con, own=own_transaction) as tx:
+        tx.stored = f"run {run.run_id}"
         if replace:
             delete_run(con, run.run_id)
         con.execute(
@@ -149,16 +155,19 @@ def ingest_file(
     if fmt is None:
         known = ", ".join(s for f in formats() for s in f.SUFFIXES)
         raise InputError(f"{path}: unknown file type {path.suffix or '(none)'}; riskcov reads {known}")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    sha = hashlib.sha256(data).hexdigest()
-    same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
-    if same:
-        return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
-    run = fmt.parse(con, path, data, options)
-    del data  # the file's bytes (hundreds of MiB for a large run) are not needed while storing
+    with open_input(path) as source:
+        if source.size > MAX_FILE_BYTES:
+            raise InputError(
+                f"{path}: {source.size} bytes is above the {MAX_FILE_BYTES} bytes riskcov reads in one file"
+            )
+        data = source.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
+        if same:
+            return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
+        run = fmt.parse(con, path, data, replace_options(options, reader_path=source.reader_path))
+        _refuse_control_characters(path, run)
+        del data  # the file's bytes (hundreds of MiB for a large run) are not needed while storing
     old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
         raise InputError(
@@ -169,6 +178,20 @@ def ingest_file(
     return IngestResult(
         path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.summary}"
     )
+
+
+def _refuse_control_characters(path: Path, run: ParsedRun) -> None:
+    """Identifiers are printed on the console and in messages: a newline or an escape sequence
+    in one would split a line or recolour the terminal."""
+    named = [("run_id", run.run_id)] + [
+        (f"experiment {e.index} {field}", value)
+        for e in run.experiments
+        for field in ("mode", "method", "split")
+        if isinstance(value := getattr(e, field), str)
+    ]
+    for field, value in named:
+        if control_character(value):
+            raise InputError(f"{path}: {field} {printable(value)} holds a control character; refused")
 
 
 def ingest_paths(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 from datetime import UTC, datetime
@@ -12,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from riskcov.bootstrap.intervals import interval, paired, std_error, summarize
-from riskcov.errors import UsageError
+from riskcov.db import Transaction
+from riskcov.files import StagedOutput, write_output
 from riskcov.metrics import cost_curves
 from riskcov.metrics.engine import Results
 from riskcov.report.keys import DELTAS, EXTRA_KEYS, WITH_CI, grid_key
@@ -146,14 +146,13 @@ def utc_now() -> str:
 
 
 def write(artifact: dict[str, Any], path: Path) -> None:
-    """Write atomically: a failed run leaves no half artifact behind."""
-    text = dumps(artifact) + "\n"
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text)
-        tmp.replace(path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):  # e.g. the parent is a file: there is no tmp to remove
-            tmp.unlink(missing_ok=True)
-        raise UsageError(f"--output {path}: cannot write the artifact: {exc.strerror}") from None
+    """Write atomically: a failed run leaves no half artifact behind (riskcov.files)."""
+    write_output(path, dumps(artifact) + "\n", "the artifact")
+
+
+def write_on_commit(tx: Transaction, artifact: dict[str, Any], path: Path) -> None:
+    """Stage the artifact beside `path` now (flushed to disk) and rename it into place right
+    after the transaction commits; on rollback it is removed. A kill -9 between COMMIT and the
+    rename leaves the staged file, which `riskcov.report.store.recover_artifacts` renames."""
+    staged = StagedOutput(path, dumps(artifact) + "\n", "the artifact")
+    tx.then(staged.finish, staged.discard)

@@ -4,6 +4,7 @@ for plots and cross-method tables, one row per (input, CSF, grid point)."""
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import numpy as np
 
 from riskcov.db import registered
 from riskcov.errors import UsageError
+from riskcov.files import write_output
 from riskcov.options import Options
 from riskcov.report.curves import input_names
 
@@ -70,19 +72,17 @@ def check_format(fmt: str) -> None:
 
 
 def write(rows: list[dict[str, Any]], fmt: str, output: Path) -> None:
-    """Write rows as CSV or Parquet (DuckDB's COPY) or a JSON array, replacing `output` whole."""
+    """Write rows as CSV or Parquet (DuckDB's COPY) or a JSON array, replacing `output` whole
+    (riskcov.files: a device is written in place, never replaced)."""
     check_format(fmt)
-    tmp = output.with_name(output.name + ".tmp")
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        if fmt == "json":
-            tmp.write_text(json.dumps(rows, indent=1, allow_nan=False) + "\n")
-        else:
-            _copy(rows, fmt, tmp)
-        tmp.replace(output)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"--output {output}: cannot write: {exc.strerror}") from None
+    if fmt == "json":
+        data = (json.dumps(rows, indent=1, allow_nan=False) + "\n").encode()
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            made = Path(folder) / f"curve.{fmt}"
+            _copy(rows, fmt, made)
+            data = made.read_bytes()
+    write_output(output, data, "the curve")
 
 
 def _copy(rows: list[dict[str, Any]], fmt: str, path: Path) -> None:

@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from riskcov.errors import UsageError
+from riskcov.files import write_output
 from riskcov.report import rank_tables, svg
 from riskcov.report.curves import merge_identical
 from riskcov.report.report_data import ReportData, Row
@@ -186,15 +186,8 @@ def render(data: ReportData) -> str:
 
 
 def write(page: str, path: Path) -> None:
-    """Write the page atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"--output {path}: cannot write the report: {exc.strerror}") from None
+    """Write the page atomically (riskcov.files: a device is written in place, never replaced)."""
+    write_output(path, page, "the report")
 
 
 def report_file(data: ReportData, output: Path) -> None:

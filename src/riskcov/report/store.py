@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import numpy as np
 
 from riskcov import __version__
 from riskcov.db import one, registered
+from riskcov.files import stale_temps
 from riskcov.report.keys import EXTRA_KEYS, SCALARS, grid_key, value_of
 from riskcov.warehouse import resolve_path
 
@@ -44,6 +46,38 @@ def default_artifact_path(warehouse: Path | None, evaluation_id: int) -> Path:
         path = folder / f"{wh.stem}_evaluation_{evaluation_id}_{k}.json"
         k += 1
     return path
+
+
+def recover_artifacts(con: duckdb.DuckDBPyConnection, warehouse: Path | None, output: Path | None) -> None:
+    """Finish what a killed evaluate left: its staged artifact (`.<name>.<pid>.tmp` of a dead
+    process) is renamed into place when its evaluation was stored (same path and created_at),
+    else removed. Looks in the default artifact folder and beside `output`."""
+    wh = resolve_path(warehouse)
+    folder = wh.parent / "artifacts"
+    temps = [t for t in stale_temps(folder) if t.name.startswith(f".{wh.stem}_evaluation_")]
+    if output is not None and str(output) != "-":
+        temps += stale_temps(output.parent, output.name)
+    for tmp in temps:
+        target = tmp.parent / tmp.name[1:].rsplit(".", 2)[0]
+        if _was_stored(con, tmp, target):
+            os.replace(tmp, target)
+        else:
+            tmp.unlink(missing_ok=True)
+
+
+def _was_stored(con: duckdb.DuckDBPyConnection, tmp: Path, target: Path) -> bool:
+    try:
+        created = json.loads(tmp.read_text(encoding="utf-8"))["created_at"].rstrip("Z")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False  # not whole: the process died before it was flushed, so before COMMIT
+    paths = {str(target), str(target.absolute())}
+    row = one(
+        con.execute(
+            "SELECT count(*) FROM evaluations WHERE created_at = ?::TIMESTAMP AND artifact_path IN ?",
+            [created, list(paths)],
+        )
+    )
+    return bool(row and row[0])
 
 
 def _metrics_by_input(art: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from riskcov.db import transaction
-from riskcov.report.artifact import write
+from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import ood_suite, rules, suite
 from riskcov.riskcontrol.bounds import check_level
@@ -134,8 +134,8 @@ def compare_in_transaction(
     """compare, with files given as --input ingested in the same transaction (kept on success);
     the JSON document written to `output` last, inside it."""
     opts.check()
-    with transaction(con):
+    with transaction(con) as tx:
         doc = compare(con, opts)
         if output is not None:
-            write(doc, output)
+            write_on_commit(tx, doc, output)
     return doc

@@ -13,7 +13,7 @@ import duckdb
 from riskcov import ood
 from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.report.artifact import write
+from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol.command_options import InputOptions
 from riskcov.riskcontrol.rules import mean_std
@@ -193,7 +193,7 @@ def ood_and_store(
 ) -> dict[str, Any]:
     """run_ood, its rows stored under a new command id, in one transaction."""
     opts.check()
-    with transaction(con):
+    with transaction(con) as tx:
         doc = run_ood(con, opts)
         command_id = record_command(con, "ood", doc["inputs"], doc["options"])
         con.executemany(
@@ -202,6 +202,7 @@ def ood_and_store(
             [[command_id, *(r[c] for c in STORED)] for r in stored_rows(doc)],
         )
         full = {"command_id": command_id, **doc}
-        if output is not None:  # last, inside the transaction: no file unless stored, and vice versa
-            write(full, output)
+        tx.stored = f"ood command {command_id}"
+        if output is not None:  # renamed into place right after COMMIT: no file unless stored
+            write_on_commit(tx, full, output)
     return full

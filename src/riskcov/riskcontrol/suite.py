@@ -12,7 +12,7 @@ import duckdb
 
 from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.report.artifact import write
+from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import fwer, multi_risk, rules
 from riskcov.riskcontrol.bounds import check_level, check_losses
@@ -271,7 +271,7 @@ def risk_control_and_store(
     """risk_control, its rows stored under a new command id, in one transaction (files given as
     --input are ingested in it too: on any error the warehouse is left as it was)."""
     opts.check()
-    with transaction(con):
+    with transaction(con) as tx:
         doc = risk_control(con, opts)
         command_id = record_command(con, "risk-control", doc["inputs"], doc["options"])
         con.executemany(
@@ -286,6 +286,7 @@ def risk_control_and_store(
                 [[command_id, opts.procedure, *(r[c] for c in P_VALUE_COLUMNS)] for r in doc["p_values"]],
             )
         full = {"command_id": command_id, **doc}
-        if output is not None:  # last, inside the transaction: no file unless stored, and vice versa
-            write(full, output)
+        tx.stored = f"risk-control command {command_id}"
+        if output is not None:  # renamed into place right after COMMIT: no file unless stored
+            write_on_commit(tx, full, output)
     return full

@@ -119,7 +119,7 @@ def _base() -> dict[str, Csf]:
 
 BASE = _base()
 DEFAULT = ("llm", "total_evidence")
-_SECONDARY = re.compile(r"^secondary:([a-z0-9_]+)\+([a-z0-9_]+):(average|product)$")
+_SECONDARY = re.compile(r"^secondary:([a-z0-9_]+)\+([a-z0-9_]+):(average|product)\Z")
 
 
 def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

@@ -748,6 +748,9 @@ def test_an_unwritable_output_is_one_line_and_leaves_nothing(riskcov, files: Fil
         ["evaluate", "--input", files.one, *QUICK, "--output", folder, "--warehouse", files.warehouse]
     )
     assert (r.exit_code, r.stdout, r.crashed) == (2, "", False)
-    assert r.stderr == f"error: --output {folder}: cannot write the artifact: Is a directory\n"
+    assert r.stderr == (
+        f"error: --output {folder}: cannot write the artifact: it is a folder; give a file name or a "
+        "character device\n"
+    )
     assert stored_evaluations(files.warehouse) == 0
     assert not (folder.parent / (folder.name + ".tmp")).exists()

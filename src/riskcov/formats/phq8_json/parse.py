@@ -7,6 +7,8 @@ import contextlib
 import functools
 import gc
 import json
+import json.decoder
+import json.scanner
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,8 @@ def _experiment(
     rows = res.get("results")
     if not isinstance(rows, list):
         raise FieldError(f"results.results is {'missing' if rows is None else show(rows)}, not a list")
+    if not rows:
+        raise FieldError("results.results is empty; an experiment needs at least one participant")
     mode = _mode(exp)
     if report is not None:
         report(0)
@@ -102,6 +106,61 @@ def _mode(exp: dict[str, Any]) -> str | None:
     return None
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names a key twice (json.loads would keep the last value silently)."""
+
+    def __init__(self, key: str, offset: int = -1) -> None:
+        super().__init__(key)
+        self.key, self.offset = key, offset
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DuplicateKey(k)
+            seen.add(k)
+    return out
+
+
+class _Locating(json.JSONDecoder):
+    """The pure-Python decoder, which knows where each object starts: run again on a document
+    with a repeated key, to say where it is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parse_object = self._object
+        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _object(s_and_end: tuple[str, int], *args: Any, **kwargs: Any) -> tuple[dict[str, Any], int]:
+        pairs, end = json.decoder.JSONObject(s_and_end, args[0], args[1], None, list, *args[4:])  # type: ignore[attr-defined]
+        keys = [k for k, _ in pairs]
+        for i, k in enumerate(keys):
+            if k in keys[:i]:
+                raise DuplicateKey(k, s_and_end[1] - 1)
+        return dict(pairs), end
+
+
+def _locate_duplicate(data: bytes, key: str) -> str:
+    """Where the first object with a repeated key starts, as one line of the message."""
+    text = data.decode("utf-8-sig", errors="replace")
+    try:
+        _Locating().decode(text)
+    except DuplicateKey as dup:
+        line = text.count("\n", 0, dup.offset) + 1
+        col = dup.offset - text.rfind("\n", 0, dup.offset)
+        return (
+            f'key "{dup.key}" appears twice in the object at line {line} column {col}; '
+            "each key may appear once"
+        )
+    except (ValueError, RecursionError):
+        pass
+    return f'key "{key}" appears twice in one object; each key may appear once'
+
+
 def _load(path: Path, data: bytes) -> tuple[Any, bool]:
     """The document, and whether it holds a NaN/Infinity literal anywhere."""
     seen: list[NonFinite] = []
@@ -111,7 +170,9 @@ def _load(path: Path, data: bytes) -> tuple[Any, bool]:
         return seen[-1]
 
     try:
-        return json.loads(data, parse_constant=constant), bool(seen)
+        return json.loads(data, parse_constant=constant, object_pairs_hook=_unique_keys), bool(seen)
+    except DuplicateKey as dup:
+        raise InputError(f"{path}: {_locate_duplicate(data, dup.key)}") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
