@@ -51,6 +51,7 @@ class Plan:
     """Which series take which path, and where each stored cell's participant is drawn."""
 
     participants: IntArray  # ids in draw order (sample_chunks' columns)
+    draw_order: IntArray  # argsort of participants
     streamed: list[tuple[int, IntArray]]  # (series, draw position of each cell) in stored order
     grouped: list[int]  # series summed per plateau, stored together in eval_group_cells
     grouped_cells: IntArray  # draw position of each cell of eval_group_cells
@@ -99,15 +100,14 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     keep = "" if chosen else "WHERE false"
     people = store("eval_stream_people", f"FROM eval_people {keep} ORDER BY population, participant_id")
     losses = store("eval_stream_losses", f"FROM eval_losses {keep} ORDER BY population, participant_id, loss")
-    return Plan(ids, per_series, grouped, group_cells, people, losses) if chosen else None
+    return Plan(ids, order, per_series, grouped, group_cells, people, losses) if chosen else None
 
 
 def multiplicities(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[int, np.ndarray[Any, Any]]:
     """Each replicate's multiplicity per participant (draw order), from sample rows
     (replicate, participant_id, multiplicity) as bootstrap.sample_chunks yields them."""
     rep, pid, mult = (np.asarray(a) for a in samples)
-    order = np.argsort(plan.participants, kind="stable")
-    pos = order[np.searchsorted(plan.participants, pid, sorter=order)]
+    pos = plan.draw_order[np.searchsorted(plan.participants, pid, sorter=plan.draw_order)]
     out: dict[int, np.ndarray[Any, Any]] = {}
     starts = np.flatnonzero(np.r_[True, rep[1:] != rep[:-1]]) if len(rep) else np.array([], dtype=np.int64)
     for i, start in enumerate(starts):
