@@ -3,7 +3,7 @@
 One module per command group; `app` holds the shared options and the error mapping. The
 command modules do without `from __future__ import annotations`: typer reads every command's
 signature on each call, and string annotations would be compiled and evaluated anew each time
-(~20 ms of every CLI call; tests/functional/test_startup.py checks).
+(tests/functional/test_startup.py checks they are not).
 """
 
 import sys
@@ -23,6 +23,7 @@ try:  # a Ctrl-C while the CLI is still loading: one line, like one during a com
         plot,
         publish,
         riskcontrol,
+        sql,
         warehouse,
     )
     from riskcov.cli.app import WarehouseOpt, app
@@ -75,5 +76,6 @@ __all__ = [
     "plot",
     "publish",
     "riskcontrol",
+    "sql",
     "warehouse",
 ]
