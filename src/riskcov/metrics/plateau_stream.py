@@ -35,8 +35,6 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import one
-
 # a series is streamed when every series of the evaluation has at least this many predicted
 # cells: below it, one query per series and replicate costs more than the chunked path's sort
 STREAM_MIN_CELLS = 50_000
@@ -66,23 +64,23 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     per-participant sums (eval_people, eval_losses) in participant order (TABLES), and choose
     each series' path; None, and the tables empty, when a series has too few cells for the
     stream or a loss is not integer-valued (the stream's sums are plain sums)."""
-    integral = one(con.execute("SELECT coalesce(bool_and(all_integral), true) FROM eval_people"))
     stats = con.execute(
-        "SELECT series, count(*), count(DISTINCT plateau) FROM eval_cells WHERE n_pred > 0 "
-        "GROUP BY series ORDER BY series"
+        "SELECT series, count(*), count(DISTINCT plateau), "
+        "(SELECT coalesce(bool_and(all_integral), true) FROM eval_people) "
+        "FROM eval_cells WHERE n_pred > 0 GROUP BY series ORDER BY series"
     ).fetchall()
-    for table in TABLES:
-        con.execute(f"DROP TABLE IF EXISTS {table}")
-    chosen = bool(stats and integral and integral[0])
-    chosen = chosen and min(int(cells) for _, cells, _ in stats) >= STREAM_MIN_CELLS
-    grouped = [int(s) for s, cells, plateaus in stats if chosen and plateaus < GROUP_PLATEAU_SHARE * cells]
-    streamed = [int(s) for s, *_ in stats if chosen and int(s) not in grouped]
+    if not stats or not stats[0][3] or min(int(cells) for _, cells, *_ in stats) < STREAM_MIN_CELLS:
+        for table in TABLES:  # the chunked path: empty (metrics/chunks.py shares them all the same)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (participant_id BIGINT)")
+        return None
+    grouped = [int(s) for s, cells, plateaus, _ in stats if plateaus < GROUP_PLATEAU_SHARE * cells]
+    streamed = [int(s) for s, *_ in stats if int(s) not in grouped]
     ids = np.asarray(participants, dtype=np.int64)
     order = np.argsort(ids, kind="stable")
     con.execute("SET preserve_insertion_order = true")  # the stored order is the streams'
 
     def store(table: str, query: str) -> Rows:
-        con.execute(f"CREATE TEMP TABLE {table} AS {query}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {query}")
         pid = con.execute(f"SELECT participant_id FROM {table}").fetchnumpy()["participant_id"]
         return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64), pid.astype(np.int64)
 
@@ -101,10 +99,9 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
         (s, (stream_cells[0][a:b], stream_cells[1][a:b])) for s, a, b in zip(streamed, lo, hi, strict=True)
     ]
     group_cells = store("eval_group_cells", cells(grouped))
-    keep = "" if chosen else "WHERE false"
-    people = store("eval_stream_people", f"FROM eval_people {keep} ORDER BY population, participant_id")
-    losses = store("eval_stream_losses", f"FROM eval_losses {keep} ORDER BY population, participant_id, loss")
-    return Plan(ids, order, per_series, grouped, group_cells, people, losses) if chosen else None
+    people = store("eval_stream_people", "FROM eval_people ORDER BY population, participant_id")
+    losses = store("eval_stream_losses", "FROM eval_losses ORDER BY population, participant_id, loss")
+    return Plan(ids, order, per_series, grouped, group_cells, people, losses)
 
 
 def multiplicities(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[int, np.ndarray[Any, Any]]:
