@@ -17,7 +17,7 @@ RSS and CPU seconds from /usr/bin/time -v, medians of R):
 - `evaluate-b0`: the same with 0 resamples.
 
 With `--numpy`, each `evaluate` repetition is followed by the numpy comparator on the same
-data and the same B SPEC §5 draws (`per_sample_floor.py --data FILE --replicates B`: AURC and
+data and the same B bootstrap draws (`per_sample_floor.py --data FILE --replicates B`: AURC and
 AUGRC of the three scores in one process), timed the same way, so the two alternate; the ratio
 riskcov / numpy of each pair is printed and its median reported.
 

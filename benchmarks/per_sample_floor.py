@@ -13,9 +13,10 @@ or the interpolated area. Prints wall and CPU milliseconds per replicate, one co
 
 With `--data` (per_sample_1m.py's Parquet file) it reads that run's seed-0 experiment instead
 (its three scores, loss = 1 - correct, samples in sample_id order, each its own cluster) and
-draws SPEC §5's replicates for `evaluate --seed S`: RandomState(S), one `randint(0, N, N)` row
-per replicate, the same numbers as riskcov's draws of those samples (participants in ascending
-id) — so per_sample_1m.py can time it on the same data and draws, alternated with riskcov.
+draws the replicates of `evaluate --seed S` (docs/metrics.md, the cluster bootstrap):
+RandomState(S), one `randint(0, N, N)` row per replicate, the same numbers as riskcov's draws
+of those samples (participants in ascending id) — so per_sample_1m.py can time it on the same
+data and draws, alternated with riskcov.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
--- RC working points (SPEC §4) of one series and replicate from its weighted cells already in
--- plateau order: the "sort once" path of `evaluate` (metrics/plateau_stream.py), which sorts
--- each series' cells once per evaluation and streams every replicate through them, so no
--- replicate is sorted, partitioned or joined by participant. `cells` names a relation
--- (series, replicate, plateau, threshold, k, l) of the cells a replicate draws (k > 0: the
+-- RC working points (docs/metrics.md, working points) of one series and replicate from its
+-- weighted cells already in plateau order: the "sort once" path of `evaluate`
+-- (metrics/plateau_stream.py), which sorts each series' cells once per evaluation and streams
+-- every replicate through them, so no replicate is sorted, partitioned or joined by
+-- participant. `cells` names a relation (series, replicate, plateau, threshold, k, l) of the cells a replicate draws (k > 0: the
 -- multiplicity times the cell's predicted items, l times its raw loss sum), in plateau order
 -- (plateau 1 = most confident), one block; n_total, k_total and loss_scale are the block's
 -- rc_totals. The same points, bit for bit, as rc_running_exact over rc_plateaus: every sum is
