@@ -62,6 +62,8 @@ def _block_order(block: IntArray, plateau: IntArray) -> IntArray | None:
     >>> _block_order(np.array([5, 2, 5]), np.array([1, 1, 2])).tolist()
     [1, 0, 2]
     """
+    if not len(block):
+        return None
     change = block[1:] != block[:-1]
     starts = block[np.flatnonzero(np.r_[True, change])]
     if np.all(change | (plateau[1:] > plateau[:-1])) and len(np.unique(starts)) == len(starts):
