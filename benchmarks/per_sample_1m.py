@@ -2,6 +2,7 @@
 
     python benchmarks/per_sample_1m.py [--samples N] [--seeds S] [--clusters C] [--reps R]
                                        [--resamples B] [--cases ingest,evaluate,evaluate-b0]
+                                       [--numpy]
 
 Generates one Parquet file deterministically with numpy (columns sample_id, seed, method,
 confidence_a/b/c, correct and, with --clusters C > 0, cluster = sample_id mod C): for each
@@ -14,6 +15,11 @@ RSS and CPU seconds from /usr/bin/time -v, medians of R):
 - `evaluate`: `riskcov evaluate --input RUN --experiment-seed 0 --confidence all
   --bootstrap-resamples B` (B = 1,000: target < 60 s, < 4 GB peak RSS);
 - `evaluate-b0`: the same with 0 resamples.
+
+With `--numpy`, each `evaluate` repetition is followed by the numpy comparator on the same
+data and the same B bootstrap draws (`per_sample_floor.py --data FILE --replicates B`: AURC and
+AUGRC of the three scores in one process), timed the same way, so the two alternate; the ratio
+riskcov / numpy of each pair is printed and its median reported.
 
 Prints every repetition, the medians and markdown rows for the README's benchmark table.
 """
@@ -104,6 +110,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cases", default=",".join(TARGETS))
     parser.add_argument("--keep", type=Path, help="work in this folder and keep its files")
+    parser.add_argument("--numpy", action="store_true", help="alternate evaluate with the numpy comparator")
     args = parser.parse_args()
     exe = riskcov_exe()
     with tempfile.TemporaryDirectory(prefix="riskcov-bench-") as tmp:
@@ -117,6 +124,7 @@ def main() -> int:
         wh = work / "bench1m.duckdb"
         rows = []
         size = f"{args.samples:,} samples x 3 scores x {args.seeds} seeds"
+        ratios: list[float] = []
         for case in args.cases.split(","):
             walls, rsss, cpus = [], [], []
             for i in range(args.reps):
@@ -140,6 +148,17 @@ def main() -> int:
                     f"  {case} rep {i + 1}: {wall:.2f} s wall, {cpu:.1f} CPU-s, {rss:.2f} GB peak RSS",
                     flush=True,
                 )
+                if args.numpy and case == "evaluate":
+                    floor = Path(__file__).with_name("per_sample_floor.py")
+                    n_wall, _, n_cpu = timed(
+                        [sys.executable, str(floor), "--data", str(data), "--replicates", str(args.resamples)]
+                    )
+                    ratios.append(wall / n_wall)
+                    print(
+                        f"  numpy rep {i + 1}: {n_wall:.2f} s wall, {n_cpu:.1f} CPU-s; "
+                        f"riskcov / numpy {wall / n_wall:.2f} (wall)",
+                        flush=True,
+                    )
             if case == "ingest":
                 label = f"ingest per-sample Parquet, {size} ({mib:.0f} MiB)"
             else:
@@ -149,6 +168,8 @@ def main() -> int:
                     f"{b:,} resamples"
                 )
             rows.append(row(label, case, walls, rsss, cpus))
+    if ratios:
+        print(f"riskcov / numpy (wall, alternated pairs): median {statistics.median(ratios):.2f}")
     print("\n| benchmark | target | measured | |\n|---|---|---|---|")
     print("\n".join(rows))
     return 0

@@ -1,6 +1,7 @@
 """What plain numpy needs per bootstrap replicate of a 1 M-sample per-sample run (issue 8, item 6).
 
     python benchmarks/per_sample_floor.py [--samples N] [--replicates B]
+    python benchmarks/per_sample_floor.py --data FILE [--replicates B] [--seed 42]
 
 The comparator for `evaluate --bootstrap-resamples 1000` on benchmarks/per_sample_1m.py's run:
 three score columns like its own (continuous, 3 decimals, 0..10), 0/1 losses, every sample its
@@ -9,12 +10,20 @@ own cluster. Per replicate it draws the docs/metrics.md multiplicities (one `ran
 confidence order, two cumulative sums read at the plateaus' ends) and two areas (AURC and
 AUGRC, plateau trapezoids) — a lower bound on the work: none of the grid metrics, the oracle
 or the interpolated area. Prints wall and CPU milliseconds per replicate, one core.
+
+With `--data` (per_sample_1m.py's Parquet file) it reads that run's seed-0 experiment instead
+(its three scores, loss = 1 - correct, samples in sample_id order, each its own cluster) and
+draws the replicates of `evaluate --seed S` (docs/metrics.md, the cluster bootstrap):
+RandomState(S), one `randint(0, N, N)` row per replicate, the same numbers as riskcov's draws
+of those samples (participants in ascending id) — so per_sample_1m.py can time it on the same
+data and draws, alternated with riskcov.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -23,16 +32,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--replicates", type=int, default=10)
+    parser.add_argument("--data", type=Path, help="per_sample_1m.py's Parquet file (its seed 0)")
+    parser.add_argument("--seed", type=int, default=42, help="evaluate --seed of the draws")
     args = parser.parse_args()
-    n, rng = args.samples, np.random.RandomState(0)
-    scores = [rng.rand(n), np.round(rng.rand(n), 3), rng.randint(0, 11, n).astype(float)]
-    loss = (rng.rand(n) < 0.2).astype(float)
+    if args.data:
+        import duckdb
+
+        cols = duckdb.sql(
+            "SELECT confidence_a, confidence_b, confidence_c, correct FROM read_parquet(?) "
+            "WHERE seed = 0 ORDER BY sample_id",
+            params=[str(args.data)],
+        ).fetchnumpy()
+        scores = [cols[f"confidence_{c}"].astype(float) for c in "abc"]
+        loss = 1.0 - cols["correct"].astype(float)
+        n = len(loss)
+    else:
+        n, rng = args.samples, np.random.RandomState(0)
+        scores = [rng.rand(n), np.round(rng.rand(n), 3), rng.randint(0, 11, n).astype(float)]
+        loss = (rng.rand(n) < 0.2).astype(float)
     columns = []
     for score in scores:
         order = np.argsort(-score, kind="stable")
         ends = np.append(np.flatnonzero(np.diff(score[order]) != 0), n - 1)
         columns.append((order, ends, loss[order]))
-    draws = np.random.RandomState(42)
+    draws = np.random.RandomState(args.seed)
     wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(args.replicates):
         m = np.bincount(draws.randint(0, n, size=n), minlength=n).astype(float)

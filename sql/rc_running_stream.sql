@@ -1,13 +1,14 @@
--- RC working points (SPEC §4) of one series and replicate from its weighted cells already in
--- plateau order: the "sort once" path of `evaluate` (metrics/plateau_stream.py), which sorts
--- each series' cells once per evaluation and streams every replicate through them, so no
--- replicate is sorted, partitioned or joined by participant. `cells` names a relation
--- (series, replicate, plateau, threshold, k, l) of the cells a replicate draws (k > 0: the
--- multiplicity times the cell's predicted items, l times its raw loss sum), in plateau order
--- (plateau 1 = most confident), one block; n_total, k_total and loss_scale are the block's
--- rc_totals. The same points, bit for bit, as rc_running_exact over rc_plateaus: every sum is
--- of integer-valued doubles below 2^53 (`evaluate` takes this path only when rc_totals says
--- `exact`), so it is exact in any grouping, and a point is its plateau's last cell.
+-- RC working points (docs/metrics.md, working points) of one series and replicate from its
+-- weighted cells already in plateau order: the "sort once" path of `evaluate`
+-- (metrics/plateau_stream.py), which sorts each series' cells once per evaluation and streams
+-- every replicate through them, so no replicate is sorted, partitioned or joined by participant.
+-- `cells` names a relation (series, replicate, plateau, threshold, k, l) of the cells a
+-- replicate draws (k > 0: the multiplicity times the cell's predicted items, l times its raw
+-- loss sum), in plateau order (plateau 1 = most confident), one block; n_total, k_total and
+-- loss_scale are the block's rc_totals. The same points, bit for bit, as rc_running_exact over
+-- rc_plateaus: every sum is of integer-valued doubles below 2^53 (`evaluate` takes this path
+-- only when rc_totals says `exact`), so it is exact in any grouping, and a point is its
+-- plateau's last cell.
 -- Order: the running sums and lead/lag have no ORDER BY, so they follow the rows as scanned:
 -- DuckDB scans a table in insertion order on one thread with preserve_insertion_order (the
 -- setting plateau_stream pins). That is documented behaviour, not a SQL guarantee, so each

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pytest
 
 from riskcov import evaluate
@@ -84,3 +85,18 @@ def test_paired_phq8_stream_is_bit_identical(tmp_path, run_cli, monkeypatch):
     )
     chunked = _artifact(wh, opts, stream=False, monkeypatch=monkeypatch)
     assert _artifact(wh, opts, stream=True, monkeypatch=monkeypatch) == chunked
+
+
+def test_multiplicities_out_of_line_with_the_stored_rows_raise():
+    """Each positional join checks the participant ids that ride along with the weights."""
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TEMP TABLE eval_stream_people AS SELECT 0 AS population, range AS participant_id, "
+        "1 AS n_items, 1 AS n_pred, 0.0 AS loss_sum FROM range(3)"
+    )
+    m = np.array([2, 1, 1], dtype=np.int32)
+    position = np.arange(3, dtype=np.int64)
+    plateau_stream._insert(con, "t", WEIGHTED_SQL, m, (position, position), {"replicate": 1}, create=True)
+    assert con.execute("SELECT n_total FROM t").fetchall() == [(4,)]
+    with pytest.raises(duckdb.Error, match="not scanned in its insertion order"):
+        plateau_stream._insert(con, "t", WEIGHTED_SQL, m, (position, position[::-1].copy()), {"replicate": 1})

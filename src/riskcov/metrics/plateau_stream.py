@@ -35,8 +35,6 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import one
-
 # a series is streamed when every series of the evaluation has at least this many predicted
 # cells: below it, one query per series and replicate costs more than the chunked path's sort
 STREAM_MIN_CELLS = 50_000
@@ -44,6 +42,8 @@ STREAM_MIN_CELLS = 50_000
 GROUP_PLATEAU_SHARE = 0.25
 TABLES = ("eval_stream_cells", "eval_group_cells", "eval_stream_people", "eval_stream_losses")
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
+# (draw position, participant_id) of each row of a stored table, in its stored order
+Rows = tuple[IntArray, IntArray]
 
 
 @dataclass
@@ -51,11 +51,12 @@ class Plan:
     """Which series take which path, and where each stored cell's participant is drawn."""
 
     participants: IntArray  # ids in draw order (sample_chunks' columns)
-    streamed: list[tuple[int, IntArray]]  # (series, draw position of each cell) in stored order
+    draw_order: IntArray  # argsort of participants
+    streamed: list[tuple[int, Rows]]  # (series, its cells in eval_stream_cells)
     grouped: list[int]  # series summed per plateau, stored together in eval_group_cells
-    grouped_cells: IntArray  # draw position of each cell of eval_group_cells
-    people: IntArray  # draw position of each row of eval_stream_people (rc_people)
-    losses: IntArray  # draw position of each row of eval_stream_losses (rc_loss_counts)
+    grouped_cells: Rows  # eval_group_cells
+    people: Rows  # eval_stream_people (rc_people)
+    losses: Rows  # eval_stream_losses (rc_loss_counts)
 
 
 def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None:
@@ -63,25 +64,25 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     per-participant sums (eval_people, eval_losses) in participant order (TABLES), and choose
     each series' path; None, and the tables empty, when a series has too few cells for the
     stream or a loss is not integer-valued (the stream's sums are plain sums)."""
-    integral = one(con.execute("SELECT coalesce(bool_and(all_integral), true) FROM eval_people"))
     stats = con.execute(
-        "SELECT series, count(*), count(DISTINCT plateau) FROM eval_cells WHERE n_pred > 0 "
-        "GROUP BY series ORDER BY series"
+        "SELECT series, count(*), count(DISTINCT plateau), "
+        "(SELECT coalesce(bool_and(all_integral), true) FROM eval_people) "
+        "FROM eval_cells WHERE n_pred > 0 GROUP BY series ORDER BY series"
     ).fetchall()
-    for table in TABLES:
-        con.execute(f"DROP TABLE IF EXISTS {table}")
-    chosen = bool(stats and integral and integral[0])
-    chosen = chosen and min(int(cells) for _, cells, _ in stats) >= STREAM_MIN_CELLS
-    grouped = [int(s) for s, cells, plateaus in stats if chosen and plateaus < GROUP_PLATEAU_SHARE * cells]
-    streamed = [int(s) for s, *_ in stats if chosen and int(s) not in grouped]
+    if not stats or not stats[0][3] or min(int(cells) for _, cells, *_ in stats) < STREAM_MIN_CELLS:
+        for table in TABLES:  # the chunked path: empty (metrics/chunks.py shares them all the same)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (participant_id BIGINT)")
+        return None
+    grouped = [int(s) for s, cells, plateaus, _ in stats if plateaus < GROUP_PLATEAU_SHARE * cells]
+    streamed = [int(s) for s, *_ in stats if int(s) not in grouped]
     ids = np.asarray(participants, dtype=np.int64)
     order = np.argsort(ids, kind="stable")
     con.execute("SET preserve_insertion_order = true")  # the stored order is the streams'
 
-    def store(table: str, query: str) -> IntArray:
-        con.execute(f"CREATE TEMP TABLE {table} AS {query}")
+    def store(table: str, query: str) -> Rows:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {query}")
         pid = con.execute(f"SELECT participant_id FROM {table}").fetchnumpy()["participant_id"]
-        return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64)
+        return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64), pid.astype(np.int64)
 
     def cells(series: list[int]) -> str:
         listed = ", ".join(str(s) for s in series) or "NULL"
@@ -94,20 +95,20 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     stream_cells = store("eval_stream_cells", cells(streamed))
     series_of = con.execute("SELECT series FROM eval_stream_cells").fetchnumpy()["series"]
     lo, hi = (np.searchsorted(series_of, streamed, side=side) for side in ("left", "right"))
-    per_series = [(s, stream_cells[a:b]) for s, a, b in zip(streamed, lo, hi, strict=True)]
+    per_series = [
+        (s, (stream_cells[0][a:b], stream_cells[1][a:b])) for s, a, b in zip(streamed, lo, hi, strict=True)
+    ]
     group_cells = store("eval_group_cells", cells(grouped))
-    keep = "" if chosen else "WHERE false"
-    people = store("eval_stream_people", f"FROM eval_people {keep} ORDER BY population, participant_id")
-    losses = store("eval_stream_losses", f"FROM eval_losses {keep} ORDER BY population, participant_id, loss")
-    return Plan(ids, per_series, grouped, group_cells, people, losses) if chosen else None
+    people = store("eval_stream_people", "FROM eval_people ORDER BY population, participant_id")
+    losses = store("eval_stream_losses", "FROM eval_losses ORDER BY population, participant_id, loss")
+    return Plan(ids, order, per_series, grouped, group_cells, people, losses)
 
 
 def multiplicities(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[int, np.ndarray[Any, Any]]:
     """Each replicate's multiplicity per participant (draw order), from sample rows
     (replicate, participant_id, multiplicity) as bootstrap.sample_chunks yields them."""
     rep, pid, mult = (np.asarray(a) for a in samples)
-    order = np.argsort(plan.participants, kind="stable")
-    pos = order[np.searchsorted(plan.participants, pid, sorter=order)]
+    pos = plan.draw_order[np.searchsorted(plan.participants, pid, sorter=plan.draw_order)]
     out: dict[int, np.ndarray[Any, Any]] = {}
     starts = np.flatnonzero(np.r_[True, rep[1:] != rep[:-1]]) if len(rep) else np.array([], dtype=np.int64)
     for i, start in enumerate(starts):
@@ -118,6 +119,7 @@ def multiplicities(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[int, np.nd
     return out
 
 
+MISALIGNED = "sort-once: a stored table was not scanned in its insertion order"
 # rc_totals_of's and rc_loss_runs' weighted sums (their exact branch: plan() requires integer
 # losses), over the participants in draw order instead of a join with the sample rows
 WEIGHTED_SQL = """
@@ -126,20 +128,20 @@ WEIGHTED_SQL = """
            CAST(sum(w.w * p.n_pred) AS BIGINT) AS k_total,
            sum(w.w * p.loss_sum) AS l_total, true AS integral
     FROM eval_stream_people AS p POSITIONAL JOIN _weights AS w
-    WHERE w.w > 0
+    WHERE CASE WHEN w.participant_id <> p.participant_id THEN error($misaligned) ELSE w.w > 0 END
     GROUP BY p.population"""
 RUNS_SQL = """
     SELECT l.population, CAST($replicate AS INTEGER) AS replicate, l.loss AS v,
            any_value(l.loss_scale) AS loss_scale, sum(w.w * l.n) AS c
     FROM eval_stream_losses AS l POSITIONAL JOIN _weights AS w
-    WHERE w.w > 0
+    WHERE CASE WHEN w.participant_id <> l.participant_id THEN error($misaligned) ELSE w.w > 0 END
     GROUP BY l.population, l.loss"""
 STREAM_SQL = """
     WITH cells AS (
         SELECT c.series, CAST($replicate AS INTEGER) AS replicate, c.plateau, c.threshold,
                CAST(w.w * c.n_pred AS DOUBLE) AS k, w.w * c.loss_sum AS l
         FROM (FROM eval_stream_cells WHERE series = $series) AS c POSITIONAL JOIN _weights AS w
-        WHERE w.w > 0
+        WHERE CASE WHEN w.participant_id <> c.participant_id THEN error($misaligned) ELSE w.w > 0 END
     )
     SELECT * EXCLUDE (k_total)
     FROM rc_running_stream('cells', CAST($n_total AS BIGINT), CAST($k_total AS BIGINT), $loss_scale)"""
@@ -149,7 +151,7 @@ GROUP_SQL = """
                any_value(c.threshold) AS threshold, sum(w.w * c.n_pred) AS k,
                sum(w.w * c.loss_sum) AS l
         FROM eval_group_cells AS c POSITIONAL JOIN _weights AS w
-        WHERE w.w > 0
+        WHERE CASE WHEN w.participant_id <> c.participant_id THEN error($misaligned) ELSE w.w > 0 END
         GROUP BY c.series, c.plateau
     ),
     totals AS (
@@ -171,7 +173,7 @@ def totals(
     sums = (("eval_weighted", WEIGHTED_SQL, plan.people), ("eval_runs", RUNS_SQL, plan.losses))
     for table, query, rows in sums:
         for i, (replicate, m) in enumerate(weights.items()):
-            _insert(con, table, query, m[rows], {"replicate": replicate}, create=i == 0)
+            _insert(con, table, query, m, rows, {"replicate": replicate}, create=i == 0)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_totals AS FROM rc_totals_weighted('eval_series', 'eval_weighted')"
     )
@@ -191,31 +193,36 @@ def points(con: duckdb.DuckDBPyConnection, plan: Plan, weights: dict[int, np.nda
     con.execute("SET preserve_insertion_order = true")
     # an empty block first: eval_points with the chunked path's column types
     empty = {"replicate": -1, "series": -1, "n_total": 1, "k_total": 1, "loss_scale": 1}
-    _insert(con, "eval_points", STREAM_SQL, np.zeros(0, dtype=np.int32), empty, create=True)
+    none = np.zeros(0, dtype=np.int64)
+    _insert(con, "eval_points", STREAM_SQL, none, (none, none), empty, create=True)
     for replicate, m in weights.items():
         if plan.grouped:
-            _insert(con, "eval_points", GROUP_SQL, m[plan.grouped_cells], {"replicate": replicate})
+            _insert(con, "eval_points", GROUP_SQL, m, plan.grouped_cells, {"replicate": replicate})
         for series, cells in plan.streamed:
             n_total, k_total, scale = blocks[(series, replicate)]
             if k_total:  # nothing predicted: the block has no points
                 params = {"replicate": replicate, "series": series, "n_total": n_total}
                 params.update(k_total=k_total, loss_scale=scale)
-                _insert(con, "eval_points", STREAM_SQL, m[cells], params)
+                _insert(con, "eval_points", STREAM_SQL, m, cells, params)
 
 
 def _insert(
     con: duckdb.DuckDBPyConnection,
     table: str,
     query: str,
-    weights: Any,
+    multiplicity: np.ndarray[Any, Any],
+    rows: Rows,
     params: dict[str, Any],
     *,
     create: bool = False,
 ) -> None:
-    """The rows of `query` over `weights` (lined up with its stored table) into `table`."""
-    con.register("_weights", {"w": weights})
+    """The rows of `query` into `table`, its stored table's rows weighted by `multiplicity`
+    (per participant, draw order) gathered into their order. The participant ids ride along,
+    and the query checks them against the stored rows: a scan out of insertion order raises."""
+    position, participant = rows
+    con.register("_weights", {"w": multiplicity[position], "participant_id": participant})
     try:
         into = f"CREATE OR REPLACE TEMP TABLE {table} AS" if create else f"INSERT INTO {table}"
-        con.execute(f"{into} {query}", params)
+        con.execute(f"{into} {query}", {**params, "misaligned": MISALIGNED})
     finally:
         con.unregister("_weights")
