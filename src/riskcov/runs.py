@@ -22,7 +22,8 @@ SELECT r.run_id, r.source_path, r.git_commit, r."timestamp", CAST(r.ingested_at 
        e.experiment_index,
        coalesce(e.mode, e.method || ' seed ' || e.seed || ' ' || e.split || ' ' || e.domain) AS mode,
        coalesce(u.participants, 0), coalesce(u.failed, 0), coalesce(u.items, 0),
-       coalesce(u.predicted, 0), coalesce(u.items - u.predicted, 0) AS abstained
+       coalesce(u.predicted, 0), coalesce(u.items - u.predicted, 0) AS abstained,
+       e.loss_kind = 'given' AS per_sample
 FROM runs r
 JOIN experiments e USING (run_id)
 LEFT JOIN units u USING (experiment_id)
@@ -41,7 +42,7 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     for row in con.execute(_QUERY).fetchall():
-        (run_id, path, commit, ts, ingested, idx, mode, n_p, n_f, n_i, n_pred, n_abs) = row
+        (run_id, path, commit, ts, ingested, idx, mode, n_p, n_f, n_i, n_pred, n_abs, per_sample) = row
         if not out or out[-1]["run_id"] != run_id:
             out.append(
                 {
@@ -56,6 +57,9 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         out[-1]["experiments"].append(
             {
                 "experiment_index": idx,
+                # per-sample: `mode` is method, seed, split and domain, `participants` counts
+                # clusters and `items` samples (the keys stay, docs/python.md)
+                "kind": "per-sample" if per_sample else "PHQ-8",
                 "mode": mode,
                 "participants": n_p,
                 "failed": n_f,
