@@ -13,9 +13,12 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+import hypothesis_profiles
 import riskcov.publish  # noqa: F401  (binds the real warehouse.connect before a test patches it)
 from riskcov.cli import app
 from shared_folder import FIXTURES, SHARED, missing
+
+hypothesis_profiles.load()
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,11 @@ from typing import Any
 MARKER = "<!-- cli-reference -->"
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+def _cell(text: str, *, code: bool = False) -> str:
+    """One table cell's text on one line; a pipe outside a code span is escaped (inside one
+    it cannot end the cell)."""
+    text = " ".join(text.split())
+    return text if code else text.replace("|", "\\|")
 
 
 def _command(lines: list[str], command: Any, ctx: Any, path: str) -> None:
@@ -30,7 +33,7 @@ def _command(lines: list[str], command: Any, ctx: Any, path: str) -> None:
         if record is None:
             continue
         names, text = record
-        rows.append(f"| `{_cell(names)}` | {_cell(text)} |")
+        rows.append(f"| `{_cell(names, code=True)}` | {_cell(text)} |")
     if rows:
         lines += ["| option | meaning |", "|---|---|", *rows, ""]
 
@@ -59,7 +62,8 @@ def render() -> str:
     ctx = root.make_context("riskcov", ["--help"], resilient_parsing=True)
     lines = ["## `riskcov`", "", "```", root.get_usage(ctx).strip(), "```", ""]
     lines += [(root.help or "").strip(), ""]
-    rows = [f"| `{_cell(r[0])}` | {_cell(r[1])} |" for p in root.params if (r := p.get_help_record(ctx))]
+    records = [r for p in root.params if (r := p.get_help_record(ctx))]
+    rows = [f"| `{_cell(names, code=True)}` | {_cell(text)} |" for names, text in records]
     lines += ["| option | meaning |", "|---|---|", *rows, ""]
     lines += ["## Commands", ""]
     _walk(lines, root, ctx, "riskcov")

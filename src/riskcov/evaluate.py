@@ -21,7 +21,7 @@ from riskcov import __version__
 from riskcov.bootstrap import sample_chunks
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.metrics import chunks, engine
+from riskcov.metrics import chunks, engine, plateau_stream
 from riskcov.options import Options
 from riskcov.report import artifact, store
 from riskcov.scoring.choose import choose, choose_samples
@@ -248,6 +248,7 @@ def _compute_all(
     connections at once when they are worth it (metrics/chunks.py)."""
     chunk, workers = engine.plan_chunks(con, b)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
+    stream = plateau_stream.plan(con, participants)  # None: the chunked path's sort per chunk
     total = engine.Results(b + 1)
     lock = threading.Lock()  # chunks finish on several threads
     done = 0
@@ -265,6 +266,7 @@ def _compute_all(
             alphas=opts.alpha_grid,
             estimator=opts.estimator,
             curve_points=opts.curve_points,
+            stream=None if stream is None else (stream, rows),
         )
         with lock:
             if after_chunk:

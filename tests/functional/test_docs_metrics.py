@@ -66,3 +66,37 @@ def test_documented_estimator_values(run_cli, tmp_path):
         artifact = _evaluate(run_cli, tmp_path, ["--estimator", estimator])
         for key, value in values.items():
             assert round(artifact["confidence_variants"]["confidence"][key], 7) == value, (estimator, key)
+
+
+MINUS = "\N{MINUS SIGN}"  # the page writes negative numbers with it
+
+
+def _numbers(text: str) -> list[float]:
+    text = text.replace(MINUS, "-")
+    return [float(x) for x in re.findall(r"[+-]?\d+\.\d+|(?<=\[)0(?=,)", text)]
+
+
+def test_the_documented_bootstrap_interval(run_cli, tmp_path):
+    sentence = re.sub(r"\s+", " ", PAGE).split("Over B = 1000 replicates")[1].split(":")[0]
+    artifact = _evaluate(run_cli, tmp_path, ["--bootstrap-resamples", "1000"])
+    ci = artifact["confidence_variants"]["confidence"]["bootstrap"]["ci95"]["aurc_full"]
+    assert [round(x, 2) for x in ci] == _numbers(sentence) == [0.0, 0.98]
+
+
+def test_the_documented_paired_example(run_cli, tmp_path):
+    sentence = re.sub(r"\s+", " ", PAGE).split("2000 resamples): ")[1].split(", so the data")[0]
+    left, right, delta = (_numbers(part) for part in re.split(r"; the delta is|, few-shot", sentence))
+    example = str(REPO_ROOT / "examples" / "example_run.json")
+    out = tmp_path / "paired.json"
+    paired = ["--input", example, "--mode", "zero_shot", "--input", example, "--mode", "few_shot"]
+    result = run_cli(
+        ["evaluate", *paired, "--bootstrap-resamples", "2000", "--output", out, "--warehouse", tmp_path / "w"]
+    )
+    assert result.exit_code == 0, result.stderr
+    artifact = json.loads(out.read_text())
+    for side, documented in zip(("input_0", "input_1"), (left, right), strict=True):
+        m = artifact["confidence_variants"]["llm"][side]
+        got = [m["aurc_full"], *m["bootstrap"]["ci95"]["aurc_full"]]
+        assert [round(x, 4) for x in got] == documented, side
+    d = artifact["comparison"]["deltas"]["llm"]["aurc_full"]
+    assert [round(x, 4) for x in (d["delta"], *d["ci95"])] == delta

@@ -1,4 +1,4 @@
-"""Per-sample runs end to end (SPEC §9): ingest a table, evaluate it with the same SQL as PHQ-8."""
+"""Per-sample runs end to end (docs/formats.md): ingest a table, evaluate it with the same SQL as PHQ-8."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.bootstrap import interval, sample_chunks
 from riskcov.metrics.engine import chunk_sizes
 
@@ -20,7 +21,7 @@ def _weights(participants: list[int], b: int, seed: int, chunk: int | list[int])
     return dense
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     p=st.integers(1, 12),
     b=st.integers(1, 30),

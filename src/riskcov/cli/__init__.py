@@ -23,6 +23,7 @@ try:  # a Ctrl-C while the CLI is still loading: one line, like one during a com
         plot,
         publish,
         riskcontrol,
+        sql,
         warehouse,
     )
     from riskcov.cli.app import WarehouseOpt, app
@@ -75,5 +76,6 @@ __all__ = [
     "plot",
     "publish",
     "riskcontrol",
+    "sql",
     "warehouse",
 ]

@@ -1,4 +1,4 @@
-"""Calibration end to end (SPEC §11): hand-written calibrator files applied with exact
+"""Calibration end to end (docs/calibration.md): hand-written calibrator files applied with exact
 confidences, `riskcov calibrate` → `evaluate --calibration` against a pure-Python oracle, and
 every refusal with its exact line (the warehouse unchanged)."""
 
@@ -53,7 +53,7 @@ def setup(tmp_path: Path, run_cli: Any) -> tuple[Path, Path]:
     return wh, run
 
 
-# ---- a pure-Python oracle of SPEC §11 ------------------------------------------------------------
+# ---- a pure-Python oracle of docs/calibration.md --------------------------------------------------------
 
 
 def sigmoid(z: float) -> float:
