@@ -14,9 +14,9 @@ import duckdb
 import pytest
 
 from riskcov import evaluate
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.metrics import plateau_stream
 from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_SQL, WEIGHTED_SQL
-from riskcov.warehouse import open_warehouse
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
 
