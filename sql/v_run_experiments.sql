@@ -2,7 +2,7 @@
 -- experiment's counts. PHQ-8 experiments count participants (failed ones apart), items and
 -- predicted items; per-sample experiments count clusters as participants, samples as items
 -- and non-abstained samples as predicted. `mode` names a per-sample experiment by its method,
--- seed, split and domain. No order: readers sort by (run_id, experiment_index), the key.
+-- seed, split and domain; `per_sample` tells the two kinds apart. No order: readers sort by (run_id, experiment_index), the key.
 CREATE OR REPLACE VIEW v_run_experiments AS
 WITH units AS (
     SELECT p.experiment_id, count(DISTINCT p.participant_id) AS participants,
@@ -19,7 +19,8 @@ SELECT r.run_id, r.source_path, r.git_commit, r."timestamp", CAST(r.ingested_at 
        coalesce(e.mode, e.method || ' seed ' || e.seed || ' ' || e.split || ' ' || e.domain) AS mode,
        coalesce(u.participants, 0) AS participants, coalesce(u.failed, 0) AS failed,
        coalesce(u.items, 0) AS items, coalesce(u.predicted, 0) AS predicted,
-       coalesce(u.items - u.predicted, 0) AS abstained
+       coalesce(u.items - u.predicted, 0) AS abstained,
+       e.loss_kind = 'given' AS per_sample
 FROM runs r
 JOIN experiments e USING (run_id)
 LEFT JOIN units u USING (experiment_id);

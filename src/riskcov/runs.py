@@ -18,7 +18,7 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     for row in con.execute("SELECT * FROM v_run_experiments ORDER BY run_id, experiment_index").fetchall():
-        (run_id, path, commit, ts, ingested, idx, mode, n_p, n_f, n_i, n_pred, n_abs) = row
+        (run_id, path, commit, ts, ingested, idx, mode, n_p, n_f, n_i, n_pred, n_abs, per_sample) = row
         if not out or out[-1]["run_id"] != run_id:
             out.append(
                 {
@@ -33,6 +33,9 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         out[-1]["experiments"].append(
             {
                 "experiment_index": idx,
+                # per-sample: `mode` is method, seed, split and domain, `participants` counts
+                # clusters and `items` samples (the keys stay, docs/python.md)
+                "kind": "per-sample" if per_sample else "PHQ-8",
                 "mode": mode,
                 "participants": n_p,
                 "failed": n_f,

@@ -83,6 +83,7 @@ def test_runs_json_structure_for_the_worked_example(shared_dir, warehouse_path, 
             "experiments": [
                 {
                     "experiment_index": 0,
+                    "kind": "PHQ-8",
                     "mode": "few_shot",
                     "participants": 2,
                     "failed": 1,
@@ -207,3 +208,25 @@ def test_version(run_cli):
 
     result = run_cli(["--version"])
     assert (result.exit_code, result.stdout) == (0, f"riskcov {__version__} (duckdb {duckdb.__version__})\n")
+
+
+def test_runs_speaks_of_samples_for_per_sample_runs(shared_dir, warehouse_path, run_cli, tmp_path):
+    """A per-sample run's experiments are a table of their own: clusters and samples."""
+    samples = tmp_path / "preds.csv"
+    samples.write_text(
+        "sample_id,cluster,confidence,correct,split\na,1,0.9,1,cal\nb,1,0.4,0,cal\nc,2,0.5,1,test\n"
+    )
+    for path in (worked_path(shared_dir), samples):
+        assert run_cli(["ingest", path, "--warehouse", warehouse_path]).exit_code == 0
+    result = run_cli(["runs", "--warehouse", warehouse_path])
+    tables = [t.splitlines() for t in result.stdout.split("\n\n")]
+    assert [t[0].split()[:7] for t in tables] == [
+        ["run_id", "mode", "participants", "failed", "items", "predicted", "abstained"],
+        ["run_id", "experiment", "clusters", "failed", "samples", "predicted", "abstained"],
+    ]
+    assert [line.split()[:3] for line in tables[1][1:]] == [["preds", "preds", "seed"]] * 2
+    # cal: cluster 1 holds both samples; test: one cluster, one sample
+    counts = [line.split()[6:11] for line in tables[1][1:]]
+    assert counts == [["1", "0", "2", "2", "0"], ["1", "0", "1", "1", "0"]]
+    listing = json.loads(run_cli(["runs", "--json", "--warehouse", warehouse_path]).stdout)
+    assert [e["kind"] for r in listing for e in r["experiments"]] == ["per-sample", "per-sample", "PHQ-8"]

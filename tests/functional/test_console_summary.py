@@ -25,10 +25,12 @@ def test_one_csf_shows_mae_at_coverage_and_coverage_at_risk(tmp_path, run_cli):
     assert (r.exit_code, r.stderr) == (0, "")
     lines = [line.strip("│ ").split("│") for line in r.stdout.splitlines() if line.startswith("│")]
     cells = {row[0].strip(): row[1].strip() for row in lines}
-    # the docs/formats.md worked example: AURC 0.24, MAE@0.50 = 1/3 (coverage 0.6), Coverage@Risk 0.10 = 0.2
+    # the docs/formats.md worked example: AURC 0.24, MAE@0.50 = 1/3 (coverage 0.6), Coverage@Risk
+    # 0.10 = 0.2; of a per-sample run the mean loss at a coverage is its selective risk, and says so
     assert cells["AURC"] == "0.2400"
-    assert cells["MAE@0.50"] == "0.3333"
-    assert cells["MAE@0.90"] == "0.4000"
+    assert cells["risk@0.50"] == "0.3333"
+    assert cells["risk@0.90"] == "0.4000"
+    assert not any(label.startswith("MAE") for label in cells)
     assert cells["Coverage@Risk 0.10"] == "0.2000"
     assert r.stdout.splitlines()[0] == (
         "loss given, estimator plateau-trapezoid, C = 0.5: 5 clusters included, 0 failed, 5 samples"

@@ -229,7 +229,7 @@ def test_the_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     python = blocks("docs/python.md", "python")
     shell = blocks("docs/python.md", "bash")
-    assert (len(python), len(shell)) == (4, 1)
+    assert (len(python), len(shell)) == (4, 2)
     scope: dict[str, Any] = {}
     exec(python[0], scope)
     # losses 0, 0, 1, 0, 1, 1: risks 0, 0, 1/3, 1/4, 2/5, 1/2 at coverage 1/6 ... 1, trapezoids
@@ -255,3 +255,12 @@ def test_the_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monke
         exec(python[3], scope)
     assert scope["cal"]["features"] == ["confidence", "msp"]
     assert list(scope["ev"].artifact["confidence_variants"]) == ["calibrated"]
+    # the user CSFs' block: quoted expressions as the shell reads them
+    import shlex
+
+    outputs = []
+    for line in shell[1].splitlines():
+        done = run_cli(shlex.split(line, comments=True)[1:])
+        assert done.exit_code == 0, done.stderr
+        outputs.append(done.stdout)
+    assert [row.split("\t")[3] for row in outputs[2].splitlines()] == ["per-sample runs"] * 2

@@ -250,3 +250,30 @@ def test_single_input_report(tmp_path, run_cli):
     assert "A single input: no paired comparison." in text
     assert f"llm (Cmax {art['confidence_variants']['llm']['cmax']:.4f})" in text
     assert len(page.polylines) == 2
+
+
+def test_a_per_sample_report_speaks_of_samples_and_selective_risk(tmp_path, run_cli):
+    """The artifact keys stay (data-metric), the page shows a per-sample run's words."""
+    wh, art, page = tmp_path / "w.duckdb", tmp_path / "a.json", tmp_path / "r.html"
+    (tmp_path / "p.csv").write_text(
+        "sample_id,confidence,correct\n" + "".join(f"{i},0.{i},{i % 2}\n" for i in range(1, 10))
+    )
+    evaluated = run_cli(
+        [
+            "evaluate",
+            "--input",
+            tmp_path / "p.csv",
+            "--bootstrap-resamples",
+            "0",
+            "--output",
+            art,
+            "--warehouse",
+            wh,
+        ]
+    )
+    assert evaluated.exit_code == 0
+    assert run_cli(["report", "--artifact", art, "--output", page]).exit_code == 0
+    text = page.read_text()
+    assert '<tr data-metric="mae_at_coverage_0.50"><th>selective_risk_at_coverage_0.50</th>' in text
+    assert "<th>clusters_included</th><td>9</td>" in text and "<th>samples_total</th><td>9</td>" in text
+    assert ">mae_at_coverage" not in text and "participants_" not in text

@@ -13,7 +13,7 @@ import numpy as np
 
 from riskcov.calibration.artifact import Target
 from riskcov.errors import InputError, UsageError
-from riskcov.scoring.sample_expressions import PROB, column_sql
+from riskcov.scoring.sample_expressions import PROB, column_sql, rows_sql
 from riskcov.selection import Input
 
 
@@ -35,16 +35,12 @@ def sample_rows(
                 f"--features {f}: run {where} has no score column {f} "
                 f"(its CSFs: {', '.join(columns or [])}; confidence_<name> columns are CSF <name>)"
             )
-    pivot = "".join(f", max(confidence) FILTER (WHERE csf = '{f}') AS \"{f}\"" for f in features if f != PROB)
     cols = ", ".join(f"{column_sql(f)} AS f{j}" for j, f in enumerate(features))
     rows = con.execute(
-        f"SELECT u.loss, {cols} FROM samples AS u"
-        f" JOIN (SELECT experiment_id, sample_index{pivot} FROM sample_scores WHERE experiment_id = ?"
-        " GROUP BY experiment_id, sample_index) AS sc USING (experiment_id, sample_index)"
-        " JOIN (SELECT experiment_id, sample_index, prob FROM samples) AS p"
+        f"SELECT u.loss, {cols} FROM samples AS u JOIN {rows_sql(features)} AS s"
         " USING (experiment_id, sample_index)"
         " WHERE u.experiment_id = ? AND NOT u.abstained ORDER BY u.sample_index",
-        [inp.experiment_id, inp.experiment_id],
+        [inp.experiment_id],
     ).fetchall()
     if not rows:
         raise InputError(f"run {where}: no non-abstained samples to fit on")

@@ -16,7 +16,13 @@ app.add_typer(csf_app, name="csf")
 @publishes
 def add(
     name: Annotated[str, typer.Argument(help="a-z, 0-9 and _, starting with a letter.")],
-    expression: Annotated[str, typer.Argument(help="SQL over item_signals' signal columns.")],
+    expression: Annotated[
+        str,
+        typer.Argument(
+            help="SQL over item_signals' signal columns (PHQ-8 runs), or over a per-sample run's "
+            "score columns by CSF name and prob."
+        ),
+    ],
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Store a CSF; it is usable in evaluate (by name, in all, in secondary:) and v_metrics."""
@@ -30,15 +36,15 @@ def add(
 @csf_app.command("list")
 @guarded
 def list_(warehouse: WarehouseOpt = None) -> None:
-    """The stored CSFs: name, expression, when added."""
+    """The stored CSFs: name, expression, when added, which runs they apply to (PHQ-8, per-sample)."""
     from riskcov.scoring import user_csf_store
 
     with open_warehouse(warehouse) as con:
-        rows = user_csf_store.listing(con)
+        rows = [(row, user_csf_store.kinds(con, row)) for row in user_csf_store.listing(con)]
     if not rows:
         typer.echo("no csfs yet: riskcov csf add NAME 'EXPR'")
-    for row in rows:
-        typer.echo(f"{row.name}\t{row.expression}\t{row.created_at}")
+    for row, kinds in rows:
+        typer.echo(f"{row.name}\t{row.expression}\t{row.created_at}\t{kinds} runs")
 
 
 @csf_app.command("remove")

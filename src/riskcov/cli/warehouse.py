@@ -30,23 +30,30 @@ def runs(
     if not listing:
         typer.echo("no runs yet: riskcov ingest PATH...")
         return
-    header = ["run_id", "mode", "participants", "failed", "items", "predicted", "abstained"]
-    rows = [
-        [
-            run["run_id"],
-            str(e["mode"]),
-            str(e["participants"]),
-            str(e["failed"]),
-            str(e["items"]),
-            str(e["predicted"]),
-            str(e["abstained"]),
-            f"{e['abstention_rate']:.1%}",
-            run["ingested_at"][:19],
+    tables = []
+    for kind, header in (
+        ("PHQ-8", ["run_id", "mode", "participants", "failed", "items", "predicted", "abstained"]),
+        ("per-sample", ["run_id", "experiment", "clusters", "failed", "samples", "predicted", "abstained"]),
+    ):
+        rows = [
+            [
+                run["run_id"],
+                str(e["mode"]),
+                str(e["participants"]),
+                str(e["failed"]),
+                str(e["items"]),
+                str(e["predicted"]),
+                str(e["abstained"]),
+                f"{e['abstention_rate']:.1%}",
+                run["ingested_at"][:19],
+            ]
+            for run in listing
+            for e in run["experiments"]
+            if e["kind"] == kind
         ]
-        for run in listing
-        for e in run["experiments"]
-    ]
-    typer.echo(_table([*header, "abstention", "ingested_at"], rows))
+        if rows:  # a warehouse of one kind shows one table, as before
+            tables.append(_table([*header, "abstention", "ingested_at"], rows))
+    typer.echo("\n\n".join(tables))
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:

@@ -18,20 +18,35 @@ def add(con: duckdb.DuckDBPyConnection, name: str, text: str) -> Csf:
     The trial runs with DuckDB's external access off (one-way for this connection's database
     instance: call it as the last thing a process does with the warehouse).
     """
-    from riskcov.scoring.user_csf import compile_expression, deny_external_access, name_ok, signal_columns
+    from riskcov.scoring.sample_expressions import expression_csf, rows_sql
+    from riskcov.scoring.user_csf import (
+        compile_expression,
+        compile_for_samples,
+        deny_external_access,
+        name_ok,
+        signal_columns,
+    )
 
     name_ok(name, [*BASE, *CALIBRATED])
-    compiled = compile_expression(text, signal_columns(con), label=f"csf {name}")
-    csf = as_csf(name, compiled)
+    try:
+        compiled = compile_expression(text, signal_columns(con), label=f"csf {name}")
+        csf, trial, units = as_csf(name, compiled), "item_signals AS s", "items"
+    except UsageError as not_signals:
+        try:  # over per-sample score columns by CSF name and prob (docs/python.md)
+            compiled = compile_for_samples(text, label=f"csf {name}")
+        except UsageError:
+            raise not_signals from None
+        csf = expression_csf(name, compiled.sql, compiled.columns)
+        trial, units = f"{rows_sql(compiled.columns)} AS s", "samples"
     deny_external_access(con)
     with transaction(con):
         if one(con.execute("SELECT 1 FROM user_csfs WHERE name = ?", [name])):
             raise UsageError(f"csf {name} already exists; remove it first (riskcov csf remove {name})")
         try:  # e.g. ln(0) is an error in DuckDB: better now than in every later v_metrics query
-            con.execute(f"SELECT count({csf.expression}) FROM item_signals AS s").fetchall()
+            con.execute(f"SELECT count({csf.expression}) FROM {trial}").fetchall()
         except duckdb.Error as exc:
             first = str(exc).splitlines()[0]
-            raise InputError(f"csf {name}: the expression fails on the stored items: {first}") from exc
+            raise InputError(f"csf {name}: the expression fails on the stored {units}: {first}") from exc
         con.execute(
             "INSERT INTO user_csfs (name, expression, created_at) VALUES (?, ?, now()::TIMESTAMP)",
             [name, text],

@@ -10,6 +10,7 @@ from typing import Any
 from riskcov.files import write_output
 from riskcov.report import rank_tables, svg
 from riskcov.report.curves import merge_identical
+from riskcov.report.keys import shown
 from riskcov.report.report_data import ReportData, Row
 
 CSS = """
@@ -78,7 +79,7 @@ def _inputs_table(inputs: list[dict[str, Any]]) -> str:
     return f'<table class="inputs">{head}{body}</table>'
 
 
-def _metrics_tables(rows: list[Row], labels: list[str]) -> str:
+def _metrics_tables(rows: list[Row], labels: list[str], per_sample: bool = False) -> str:
     by_csf: dict[str, dict[str, dict[str, Row]]] = {}
     for r in rows:
         if r[0] != "delta":
@@ -98,7 +99,9 @@ def _metrics_tables(rows: list[Row], labels: list[str]) -> str:
                     if got is None
                     else _value_cell(got[3]) + _ci_cell(got[4], got[5])
                 )
-            body.append(f'<tr data-metric="{e(metric)}"><th>{e(metric)}</th>{"".join(cells)}</tr>')
+            body.append(
+                f'<tr data-metric="{e(metric)}"><th>{e(shown(metric, per_sample))}</th>{"".join(cells)}</tr>'
+            )
         out.append(
             f'<h3>{e(csf)}</h3><table class="metrics" data-csf="{e(csf)}">{head}</tr>{"".join(body)}</table>'
         )
@@ -137,13 +140,14 @@ def render(data: ReportData) -> str:
     from riskcov.report.curves import input_names
 
     labels = [f"input_{k} ({n})" for k, n in enumerate(input_names(data.inputs))]
+    per_sample = any(i.get("method") is not None for i in data.inputs)
     if data.population is None:
         population = (
             f'<p class="note">{e(data.source)}: the warehouse does not store the population; '
             "render the report from the evaluation's artifact (--artifact) to show it.</p>"
         )
     else:
-        population = _kv_table("population", data.population)
+        population = _kv_table("population", {shown(k, per_sample): v for k, v in data.population.items()})
     skipped = (
         "<h2>Skipped confidence functions</h2>" + _kv_table("skipped", data.skipped) if data.skipped else ""
     )
@@ -175,7 +179,7 @@ def render(data: ReportData) -> str:
 <div class="panels">{panels}</div>
 {svg.legend(merge_identical(data.lines))}
 <h2>Metrics</h2>
-{_metrics_tables(data.rows, labels)}
+{_metrics_tables(data.rows, labels, per_sample)}
 {_ranks(data.rows)}
 <h2>Paired deltas</h2>
 {_deltas_table(data.rows)}

@@ -62,3 +62,25 @@ def value_of(metrics: dict[str, object], key: MetricKey) -> object:
     """
     v = metrics[key.key]
     return v[key.field] if key.field and isinstance(v, dict) else v
+
+
+# a per-sample run's words for the artifact's keys, where a page or a table shows them
+_PER_SAMPLE_WORDS = (
+    ("mae_achieved_coverage", "achieved_coverage"),
+    ("mae_at_coverage", "selective_risk_at_coverage"),
+    ("participants", "clusters"),
+    ("items", "samples"),
+)
+
+
+def shown(key: str, per_sample: bool) -> str:
+    """How a report names an artifact key: as it is, or in a per-sample run's words (the key
+    itself stays, docs/python.md).
+
+    >>> shown("mae_at_coverage_0.50", True), shown("items_total", True), shown("items_total", False)
+    ('selective_risk_at_coverage_0.50', 'samples_total', 'items_total')
+    """
+    if per_sample:
+        for old, new in _PER_SAMPLE_WORDS:
+            key = key.replace(old, new)
+    return key

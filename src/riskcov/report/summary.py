@@ -50,13 +50,20 @@ def _cell(m: dict[str, Any], key: MetricKey) -> str:
     return _fmt(value if isinstance(value, float) else None, _ci(m).get(key.key))
 
 
-def _rows(m: dict[str, Any]) -> list[tuple[str, str]]:
-    """(label, cell) of one input's METRICS: the summary scalars, MAE@coverage, Coverage@Risk."""
+def at_coverage(per_sample: bool) -> str:
+    """The label of mae_at_coverage: the mean loss of the kept units at a coverage, which for a
+    per-sample run is its selective risk (the artifact key stays, docs/python.md)."""
+    return "risk@" if per_sample else "MAE@"
+
+
+def _rows(m: dict[str, Any], per_sample: bool = False) -> list[tuple[str, str]]:
+    """(label, cell) of one input's METRICS: the summary scalars, MAE@coverage (selective risk
+    of a per-sample run), Coverage@Risk."""
     rows = [(key.label, _cell(m, key)) for key in SUMMARY]
     ci = _ci(m)
     for c, hit in m["mae_at_coverage"].items():
         value = hit["value"] if hit else None
-        rows.append((f"MAE@{c}", _fmt(value, ci.get("mae_at_coverage", {}).get(c))))
+        rows.append((f"{at_coverage(per_sample)}{c}", _fmt(value, ci.get("mae_at_coverage", {}).get(c))))
     for a, car in m["coverage_at_risk"].items():
         rows.append((f"Coverage@Risk {a}", _fmt(car["coverage"], ci.get("coverage_at_risk", {}).get(a))))
     return rows
@@ -214,11 +221,12 @@ def show(art: dict[str, Any], artifact_path: str | None) -> None:
 
 def _detail(art: dict[str, Any], name: str, ci_note: str) -> Table:
     entry = art["confidence_variants"][name]
+    per_sample = art["inputs"][0].get("method") is not None
     table = Table(f"confidence {name}{ci_note}", [], [])
     table.add_column("metric")
     if not art["comparison"]["enabled"]:
         table.add_column(label(art["inputs"][0]))
-        for row in _rows(entry):
+        for row in _rows(entry, per_sample):
             table.add_row(*row)
         return table
     left, right = art["inputs"]
@@ -228,10 +236,15 @@ def _detail(art: dict[str, Any], name: str, ci_note: str) -> Table:
     deltas = art["comparison"]["deltas"][name]
     delta_of = {key.label: deltas.get(key.key) for key in SUMMARY}
     delta_of.update(
-        {f"MAE@{c}": deltas.get(f"mae_at_coverage_{c}") for c in entry["input_0"]["mae_at_coverage"]}
+        {
+            f"{at_coverage(per_sample)}{c}": deltas.get(f"mae_at_coverage_{c}")
+            for c in entry["input_0"]["mae_at_coverage"]
+        }
     )
     boot = art["options"]["bootstrap_resamples"]
-    for (text, a), (_, b) in zip(_rows(entry["input_0"]), _rows(entry["input_1"]), strict=True):
+    for (text, a), (_, b) in zip(
+        _rows(entry["input_0"], per_sample), _rows(entry["input_1"], per_sample), strict=True
+    ):
         d = delta_of.get(text)
         table.add_row(text, a, b, _fmt(d["delta"], d["ci95"] if boot > 0 else None) if d else "")
     return table

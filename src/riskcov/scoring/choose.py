@@ -139,8 +139,7 @@ def choose_samples(
     if calibration is None:
         if _is_calibrated(selector) or selector == "verbalized_calibrated":
             raise UsageError(f"--confidence {selector} needs --calibration FILE|ID (a calibrator)")
-        chosen, skip = csf.select_samples(selector, columns)
-        return Choice(chosen, skip)
+        return _sample_csfs(con, selector, columns)
     if selector not in ("all", "calibrated") and not selector.startswith("calibrated:"):
         raise UsageError(
             "--calibration is used on per-sample runs only by --confidence calibrated, "
@@ -175,3 +174,25 @@ def _sample_calibrated(selector: str, cal: Calibrator, columns: list[list[str]])
         )
     csf.select_samples(inner, columns)  # a score column of every input, or the usual error
     return expression_csf(selector, value_sql(cal, column_sql(inner)), [inner])
+
+
+def _sample_csfs(con: duckdb.DuckDBPyConnection, selector: str, columns: list[list[str]]) -> Choice:
+    """Score columns, `sql:EXPR` over them, or the user's stored CSFs of per-sample runs (by
+    name; under `all`, those whose score columns every input has)."""
+    from riskcov.scoring.sample_expressions import PROB, expression_csf
+    from riskcov.scoring.user_csf_store import stored_for_samples
+
+    shared = set.intersection(*(set(c) for c in columns))
+    if selector.startswith("sql:"):
+        from riskcov.scoring.user_csf import compile_for_samples
+
+        compiled = compile_for_samples(selector[4:])
+        return Choice([expression_csf(selector, compiled.sql, compiled.columns)], user_sql=True)
+    user = stored_for_samples(con) if selector not in shared else {}
+    if selector in user:
+        return Choice([user[selector]], user_sql=True)
+    chosen, skip = csf.select_samples(selector, columns)
+    if selector != "all":
+        return Choice(chosen, skip)
+    usable = [c for n, c in sorted(user.items()) if set(c.required) <= shared | {PROB} and n not in shared]
+    return Choice(chosen + usable, skip or bool(usable), user_sql=bool(usable))

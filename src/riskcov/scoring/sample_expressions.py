@@ -2,8 +2,9 @@
 calibrated CSFs of a calibrator fitted on a per-sample split, as one SQL expression over the
 sample's scores by CSF name and its `prob`, run by the same rc_scored SQL as a plain column.
 
-A sample's scores are one row per (sample, CSF) in `sample_scores`; `sample_features_sql`
-pivots the columns an expression reads into one row per sample (`sc."<csf>"`, `p.prob`).
+A sample's scores are one row per (sample, CSF) in `sample_scores`; `rows_sql` pivots the
+columns an expression reads into one row per sample, `s` (`s."<csf>"`, `s.prob`), so a user's
+CSF compiled for per-sample runs (riskcov.scoring.user_csf) reads it as it reads item_signals.
 """
 
 from __future__ import annotations
@@ -16,12 +17,25 @@ PROB = "prob"  # the sample's own probability column, usable beside the score co
 
 
 def column_sql(name: str) -> str:
-    """The SQL of a feature over the pivoted row: a score column by CSF name, or `prob`.
+    """The SQL of a feature over the pivoted row `s`: a score column by CSF name, or `prob`.
 
     >>> column_sql("msp"), column_sql("prob")
-    ('sc."msp"', 'p.prob')
+    ('s."msp"', 's."prob"')
     """
-    return "p.prob" if name == PROB else f'sc."{name}"'
+    return f's."{name}"'
+
+
+def rows_sql(columns: Iterable[str]) -> str:
+    """One row per sample of every per-sample experiment: its keys, the score `columns` by CSF
+    name (NULL where the experiment lacks one) and `prob`; read as `s`."""
+    pivot = "".join(
+        f", max(sc.confidence) FILTER (WHERE sc.csf = '{c}') AS \"{c}\"" for c in columns if c != PROB
+    )
+    return (
+        f"(SELECT sa.experiment_id, sa.sample_index, any_value(sa.prob) AS prob{pivot} FROM samples AS sa"
+        " LEFT JOIN sample_scores AS sc USING (experiment_id, sample_index)"
+        " GROUP BY sa.experiment_id, sa.sample_index)"
+    )
 
 
 def is_column(c: Csf) -> bool:
@@ -46,16 +60,10 @@ def expression_csf(name: str, expression: str, columns: Iterable[str]) -> Csf:
 def expression_confidences_sql(c: Csf, *, labels: str, where: str) -> str:
     """SELECT of every sample of the experiments `where` picks, scored by expression CSF `c`,
     in the columns rc_scored reads (those of sample_confidences_sql)."""
-    scores = [s for s in c.required if s != PROB]
-    pivot = "".join(f", max(confidence) FILTER (WHERE csf = '{s}') AS \"{s}\"" for s in scores)
     return (
         f"SELECT {labels} u.experiment_id, u.participant_id, u.sample_index AS item_index,"
         f" CASE WHEN u.abstained THEN NULL ELSE {c.expression} END AS confidence, u.abstained,"
         f" u.loss AS loss_raw, CASE WHEN u.abstained THEN NULL ELSE {c.problem} END AS problem"
-        " FROM v_sample_units AS u"
-        f" LEFT JOIN (SELECT experiment_id, sample_index{pivot} FROM sample_scores"
-        " GROUP BY experiment_id, sample_index) AS sc USING (experiment_id, sample_index)"
-        " LEFT JOIN (SELECT experiment_id, sample_index, prob FROM samples) AS p"
-        " USING (experiment_id, sample_index)"
+        f" FROM v_sample_units AS u LEFT JOIN {rows_sql(c.required)} AS s USING (experiment_id, sample_index)"
         f" WHERE {where}"
     )

@@ -45,8 +45,11 @@ MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 2000, 400, 40
 STATEMENT = "statements are not allowed: write one expression"
 
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
+# a per-sample score column's CSF name that SQL reads unquoted (s.<name>)
+_SAMPLE_COLUMN = re.compile(r"[a-z_][a-z0-9_]*")
 # keys of a row and the raw key list: not signals a confidence may read
 _NOT_SIGNALS = ("experiment_id", "participant_id", "item_index", "signal_keys")
+_NOT_SCORES = ("sample_index", "sample_id")  # nor of a sample's row
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,23 @@ def compile_expression(
     """
     prefix = label if label is not None else f"sql:{show(text)}"
     sql, read = render(_parse(text, prefix), columns, prefix)
+    return CompiledExpression(text, sql, read)
+
+
+def compile_for_samples(text: str, *, label: str | None = None) -> CompiledExpression:
+    """`text` as a CSF of per-sample runs: the same allow-list, over a sample's score columns by
+    CSF name (`confidence`, `msp`, ...) and its `prob`, all read as DOUBLE from the pivoted row
+    `s` (riskcov.scoring.sample_expressions). Which names exist is up to each run.
+
+    >>> c = compile_for_samples("confidence * confidence + 0.1 * prob")
+    >>> c.columns, c.sql
+    (('confidence', 'prob'), '((s.confidence * s.confidence) + (CAST(0.1 AS DOUBLE) * s.prob))')
+    """
+    prefix = label if label is not None else f"sql:{show(text)}"
+    root = _parse(text, prefix)
+    names = {c.name.lower() for c in root.find_all(exp.Column)} - {*_NOT_SIGNALS, *_NOT_SCORES}
+    columns = {n: "DOUBLE" for n in sorted(names) if _SAMPLE_COLUMN.fullmatch(n)}
+    sql, read = render(root, columns, prefix)
     return CompiledExpression(text, sql, read)
 
 

@@ -62,11 +62,12 @@ def listing(con: duckdb.DuckDBPyConnection) -> list[StoredCsf]:
 
 
 def stored(con: duckdb.DuckDBPyConnection) -> dict[str, Csf]:
-    """Every stored CSF compiled against the warehouse's signal columns, by name."""
+    """Every stored CSF of PHQ-8 runs, compiled against the warehouse's signal columns, by name
+    (a CSF of per-sample runs only is not among them: see stored_for_samples)."""
     rows = listing(con)
     if not rows:
         return {}
-    from riskcov.scoring.user_csf import compile_expression, signal_columns
+    from riskcov.scoring.user_csf import compile_expression, compile_for_samples, signal_columns
 
     columns = signal_columns(con)
     out: dict[str, Csf] = {}
@@ -75,6 +76,47 @@ def stored(con: duckdb.DuckDBPyConnection) -> dict[str, Csf]:
             out[row.name] = as_csf(
                 row.name, compile_expression(row.expression, columns, label=f"csf {row.name}")
             )
-        except UsageError as exc:  # columns are only ever added, so this means a hand-edited table
-            raise RiskcovError(f"stored {exc}; remove it with riskcov csf remove {row.name}") from exc
+        except UsageError as exc:
+            try:  # over score columns: a CSF of per-sample runs
+                compile_for_samples(row.expression, label=f"csf {row.name}")
+            except UsageError:  # neither: a hand-edited table (columns are only ever added)
+                raise RiskcovError(f"stored {exc}; remove it with riskcov csf remove {row.name}") from exc
     return out
+
+
+def stored_for_samples(con: duckdb.DuckDBPyConnection) -> dict[str, Csf]:
+    """Every stored CSF that reads per-sample score columns (by CSF name) and `prob`, as an
+    expression CSF of per-sample runs, by name."""
+    rows = listing(con)
+    if not rows:
+        return {}
+    from riskcov.scoring.sample_expressions import expression_csf
+    from riskcov.scoring.user_csf import compile_for_samples
+
+    out: dict[str, Csf] = {}
+    for row in rows:
+        try:
+            compiled = compile_for_samples(row.expression, label=f"csf {row.name}")
+        except UsageError:
+            continue
+        out[row.name] = expression_csf(row.name, compiled.sql, compiled.columns)
+    return out
+
+
+def kinds(con: duckdb.DuckDBPyConnection, row: StoredCsf) -> str:
+    """Which runs a stored CSF applies to: `PHQ-8`, `per-sample`, or both (`PHQ-8, per-sample`)
+    when its columns are signals that per-sample runs may also have as score columns."""
+    from riskcov.scoring.user_csf import compile_expression, compile_for_samples, signal_columns
+
+    out = []
+    try:
+        compile_expression(row.expression, signal_columns(con))
+        out.append("PHQ-8")
+    except UsageError:
+        pass
+    try:
+        compile_for_samples(row.expression)
+        out.append("per-sample")
+    except UsageError:
+        pass
+    return ", ".join(out)

@@ -1,0 +1,78 @@
+"""User CSFs on per-sample runs: `csf add NAME EXPR` over score columns by CSF name and `prob`,
+the allow-list of PHQ-8 CSFs, `csf list` naming the runs each applies to, and evaluation by
+name, under `all` and as `sql:EXPR`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def _table(path: Path, with_mix: bool = False) -> Path:
+    """40 samples with confidence, msp and prob; with_mix adds confidence_mix holding
+    0.5 * confidence + 0.5 * msp computed here (Python's IEEE doubles, DuckDB's order)."""
+    rng = np.random.default_rng(4)
+    header = "sample_id,confidence,confidence_msp,prob,correct" + (",confidence_mix" if with_mix else "")
+    lines = [header]
+    for i in range(40):
+        c, m, p = (float(x) for x in rng.random(3))
+        row = f"{i},{c!r},{m!r},{p!r},{int(rng.random() < c)}"
+        lines.append(row + (f",{0.5 * c + 0.5 * m!r}" if with_mix else ""))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _evaluate(run_cli: Any, wh: Path, out: Path, *args: str) -> dict[str, Any]:
+    done = run_cli(["evaluate", *args, "--bootstrap-resamples", "0", "--output", out, "--warehouse", wh])
+    assert done.exit_code == 0, done.stderr
+    art: dict[str, Any] = json.loads(out.read_text())
+    return art
+
+
+def test_a_per_sample_csf_is_the_column_it_computes(tmp_path: Path, run_cli: Any) -> None:
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["ingest", _table(tmp_path / "preds.csv"), "--warehouse", wh]).exit_code == 0
+    added = run_cli(["csf", "add", "mix", "0.5 * confidence + 0.5 * msp", "--warehouse", wh])
+    assert (added.exit_code, added.stdout) == (
+        0,
+        "added csf mix: ((CAST(0.5 AS DOUBLE) * s.confidence) + (CAST(0.5 AS DOUBLE) * s.msp))\n",
+    )
+    assert run_cli(["csf", "add", "tm", "token_msp * 2", "--warehouse", wh]).exit_code == 0
+    listed = run_cli(["csf", "list", "--warehouse", wh]).stdout.splitlines()
+    assert [(line.split("\t")[0], line.split("\t")[3]) for line in listed] == [
+        ("mix", "per-sample runs"),
+        ("tm", "PHQ-8, per-sample runs"),
+    ]
+    got = _evaluate(run_cli, wh, tmp_path / "a.json", "--input", "preds", "--confidence", "all")
+    # tm's token_msp is not a score column of this run: not offered under all
+    assert sorted(got["confidence_variants"]) == ["confidence", "mix", "msp"]
+    # the oracle: the same numbers as a column of the file, computed in Python
+    assert run_cli(["ingest", _table(tmp_path / "oracle.csv", True), "--warehouse", wh]).exit_code == 0
+    want = _evaluate(run_cli, wh, tmp_path / "b.json", "--input", "oracle", "--confidence", "mix")
+    named = _evaluate(run_cli, wh, tmp_path / "c.json", "--input", "preds", "--confidence", "mix")
+    sql = "sql:0.5 * confidence + 0.5 * msp"
+    inline = _evaluate(run_cli, wh, tmp_path / "d.json", "--input", "preds", "--confidence", sql)
+    expected = want["confidence_variants"]["mix"]
+    assert named["confidence_variants"]["mix"] == expected
+    assert got["confidence_variants"]["mix"] == expected
+    assert inline["confidence_variants"][sql] == expected
+
+
+def test_the_allow_list_and_a_missing_column(tmp_path: Path, run_cli: Any) -> None:
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["ingest", _table(tmp_path / "preds.csv"), "--warehouse", wh]).exit_code == 0
+    refused = run_cli(["csf", "add", "bad", "read_csv('x') + confidence", "--warehouse", wh])
+    assert refused.exit_code == 2 and refused.stderr.startswith(
+        "error: csf bad: function read_csv is not allowed"
+    )
+    assert run_cli(["csf", "add", "en", "0 - energy", "--warehouse", wh]).exit_code == 0
+    missing = run_cli(["evaluate", "--input", "preds", "--confidence", "en", "--warehouse", wh])
+    assert (missing.exit_code, missing.stderr) == (
+        1,
+        "error: confidence en cannot be computed: run preds, experiment method preds, seed 0, split test, "
+        "domain id, sample 0: energy is null or not a score column of the run (40 predicted sample(s) "
+        "affected)\n",
+    )
