@@ -134,7 +134,14 @@ def run(
     skipped = {**choice.skipped, **skipped}
     engine.drop_series(con, kept)
     b = max(opts.bootstrap_resamples, 0)
-    res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk)
+    if opts.engine == "spark":
+        if not inputs[0].per_sample:
+            raise UsageError("--engine spark evaluates per-sample runs; PHQ-8 runs take the DuckDB engine")
+        from riskcov.spark_engine import compute_all
+
+        res = compute_all(con, opts, kept, analysis.participants, b)
+    else:
+        res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
     variants: dict[str, Any] = {}
     deltas: dict[str, Any] = {}
@@ -186,6 +193,7 @@ def run(
             "seed": opts.seed,
             "confidence": opts.confidence,
             "riskcov_version": __version__,
+            **({"engine": "spark"} if opts.engine == "spark" else {}),
         },
     }
     if choice.calibration is not None:  # which calibrator made the calibrated variants

@@ -39,6 +39,8 @@ class Options:
     workers: int = 0  # connections running chunks at once; 0: one per DuckDB thread when worth it
     curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
     calibration: str | None = None  # --calibration FILE|ID (SPEC §11)
+    engine: str = "duckdb"  # or spark: the replicates' metrics on Apache Spark (docs/spark.md)
+    spark_master: str | None = None  # --spark-master; SPARK_REMOTE selects Spark Connect instead
 
     @property
     def criteria(self) -> dict[str, list[str]]:
@@ -57,6 +59,8 @@ class Options:
             raise UsageError(
                 f"--loss {self.loss}: choose abs or abs_norm (PHQ-8 runs) or given (per-sample runs)"
             )
+        if self.engine not in ("duckdb", "spark"):
+            raise UsageError(f"--engine {self.engine}: choose duckdb or spark")
         if self.estimator not in ESTIMATORS:
             raise UsageError(f"--estimator {self.estimator}: choose one of {', '.join(ESTIMATORS)}")
         if not 0.0 < self.area_coverage <= 1.0:
