@@ -70,9 +70,9 @@ def _close(a: Any, b: Any, path: str, out: list[str]) -> None:
 
 def test_evaluate_engine_spark_equals_duckdb(tmp_path: Path, spark: Any) -> None:
     import numpy as np
+    from typer.testing import CliRunner
 
     from riskcov.cli import app
-    from typer.testing import CliRunner
 
     rng = np.random.default_rng(7)
     n = 60
