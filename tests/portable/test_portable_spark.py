@@ -92,7 +92,8 @@ def test_evaluate_engine_spark_equals_duckdb(tmp_path: Path, spark: Any) -> None
     for eng in ("duckdb", "spark"):
         out = tmp_path / f"{eng}.json"
         args = ["evaluate", "--warehouse", str(tmp_path / f"{eng}.duckdb"), "--input", str(data),
-                "--bootstrap-resamples", "8", "--output", str(out), "--engine", eng, "--spark-master", "local[2]"]  # fmt: skip
+                "--bootstrap-resamples", "8", "--output", str(out), "--engine", eng,
+                "--spark-master", "local[2]"]  # fmt: skip
         res = CliRunner().invoke(app, args)
         assert res.exit_code == 0, res.output
         arts[eng] = json.loads(out.read_text())
