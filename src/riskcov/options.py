@@ -16,6 +16,16 @@ MAX_CURVE_POINTS = 100_000
 LOSSES = ("abs", "abs_norm", "given")
 
 
+SPARK_INSTALL = "--engine spark needs pyspark and pyarrow: pip install 'riskcov[spark]' (and Java 17+)"
+
+
+def spark_installed() -> bool:
+    """Whether --engine spark can import what it needs (without importing it: pyspark is slow)."""
+    from importlib.util import find_spec
+
+    return find_spec("pyspark") is not None and find_spec("pyarrow") is not None
+
+
 @dataclass
 class Options:
     """Everything `evaluate` takes besides the warehouse."""
@@ -61,6 +71,8 @@ class Options:
             )
         if self.engine not in ("duckdb", "spark"):
             raise UsageError(f"--engine {self.engine}: choose duckdb or spark")
+        if self.engine == "spark" and not spark_installed():
+            raise UsageError(SPARK_INSTALL)
         if self.estimator not in ESTIMATORS:
             raise UsageError(f"--estimator {self.estimator}: choose one of {', '.join(ESTIMATORS)}")
         if not 0.0 < self.area_coverage <= 1.0:

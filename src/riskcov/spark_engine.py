@@ -23,10 +23,9 @@ from riskcov.bootstrap import sample_chunks
 from riskcov.errors import UsageError
 from riskcov.metrics import engine, interpolated, portable
 from riskcov.metrics.hull import achievable
-from riskcov.options import Options
+from riskcov.options import SPARK_INSTALL, Options
 from riskcov.scoring.scored import Series
 
-INSTALL = "--engine spark needs pyspark and pyarrow: pip install 'riskcov[spark]' (Java 17 or later too)"
 # replicates per chunk shipped to Spark: one chunk's weights are clusters x this many rows
 REPLICATES_PER_CHUNK = 500
 _POINT_COLUMNS = ("plateau", "k_cum", "l_cum", "coverage", "selective_risk", "generalized_risk", "threshold")
@@ -38,7 +37,7 @@ def session(master: str | None) -> Any:
         import pyarrow  # noqa: F401
         from pyspark.sql import SparkSession
     except ImportError:
-        raise UsageError(INSTALL) from None
+        raise UsageError(SPARK_INSTALL) from None
     builder = SparkSession.builder.appName("riskcov")
     if os.environ.get("SPARK_REMOTE"):
         builder = builder.remote(os.environ["SPARK_REMOTE"])
