@@ -45,6 +45,7 @@ def session(master: str | None) -> Any:
         builder = builder.master(master or "local[*]").config("spark.ui.enabled", "false")
     return (
         builder.config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.shuffle.partitions", "8")
         .getOrCreate()
