@@ -116,7 +116,7 @@ def _measure(
             flush=True,
         )
     from riskcov import evaluate
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     inproc = []
     for _ in range(reps):

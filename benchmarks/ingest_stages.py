@@ -95,9 +95,9 @@ def main() -> None:
     from riskcov.db import transaction
 
     parse_mod = importlib.import_module("riskcov.formats.phq8_json.parse")
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
     from riskcov.formats.phq8_json.fast import fast_rows
     from riskcov.ingest import _insert_experiments
-    from riskcov.warehouse import open_warehouse
 
     sampler = Sampler()
     with tempfile.TemporaryDirectory(prefix="riskcov-stages-") as tmp:

@@ -4,7 +4,7 @@
 
 The comparator for `evaluate --bootstrap-resamples 1000` on benchmarks/per_sample_1m.py's run:
 three score columns like its own (continuous, 3 decimals, 0..10), 0/1 losses, every sample its
-own cluster. Per replicate it draws the SPEC §5 multiplicities (one `randint` row of N, a
+own cluster. Per replicate it draws the docs/metrics.md multiplicities (one `randint` row of N, a
 `bincount`) and, per score column, the working points (multiplicities in the column's
 confidence order, two cumulative sums read at the plateaus' ends) and two areas (AURC and
 AUGRC, plateau trapezoids) — a lower bound on the work: none of the grid metrics, the oracle

@@ -61,8 +61,8 @@ def timed(cmd: list[str]) -> tuple[str, float, float, int]:
 
 def materialise_once(warehouse: Path) -> tuple[float, float, int]:
     """refresh() of every experiment, rolled back: (wall s, CPU s, metric rows)."""
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
     from riskcov.materialise import refresh
-    from riskcov.warehouse import open_warehouse
 
     with open_warehouse(warehouse) as con:
         con.execute("BEGIN TRANSACTION")

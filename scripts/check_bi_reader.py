@@ -1,13 +1,15 @@
-"""Open a published BI snapshot as a BI tool does and run every ```sql block of README.md.
+"""Open a published BI snapshot as a BI tool does and run every ```sql block of the docs.
 
 Run it with the interpreter of a venv that has what Superset uses (`duckdb==1.4.*`,
 `duckdb-engine`, `SQLAlchemy`), not riskcov's own:
 
-    python scripts/check_bi_reader.py SNAPSHOT [README.md]
+    python scripts/check_bi_reader.py SNAPSHOT [PAGE.md ...]
+
+(default pages: README.md, docs/sql.md and docs/risk-control.md.)
 
 The snapshot is opened read-only through SQLAlchemy (`duckdb:///PATH` with
 `access_mode=read_only`); each block runs as one statement and its rows are fetched. Any error
-(a driver that cannot read the file, a query the README shows that fails) prints the block and
+(a driver that cannot read the file, a query the docs show that fails) prints the block and
 exits 1. It prints the tables the driver lists (what a BI tool's picker shows) and each
 block's row count and time.
 """
@@ -25,23 +27,27 @@ import sqlalchemy
 BLOCK = re.compile(r"```sql\n(.*?)```", re.DOTALL)
 
 
-def sql_blocks(readme: Path) -> list[str]:
-    """The text of every ```sql fenced block, in file order."""
-    return [b.strip().rstrip(";") for b in BLOCK.findall(readme.read_text())]
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("README.md", "docs/sql.md", "docs/risk-control.md")
+
+
+def sql_blocks(pages: list[Path]) -> list[str]:
+    """The text of every ```sql fenced block, in page and file order."""
+    return [b.strip().rstrip(";") for page in pages for b in BLOCK.findall(page.read_text())]
 
 
 def main(argv: list[str]) -> int:
-    if not 1 <= len(argv) <= 2:
+    if not argv:
         print(__doc__, file=sys.stderr)
         return 2
     snapshot = Path(argv[0]).resolve()
-    readme = Path(argv[1]) if len(argv) == 2 else Path(__file__).resolve().parents[1] / "README.md"
+    pages = [Path(a) for a in argv[1:]] or [ROOT / p for p in PAGES]
     if not snapshot.is_file():
         print(f"check_bi_reader: no snapshot at {snapshot}", file=sys.stderr)
         return 1
-    blocks = sql_blocks(readme)
+    blocks = sql_blocks(pages)
     if not blocks:
-        print(f"check_bi_reader: no ```sql blocks in {readme}", file=sys.stderr)
+        print(f"check_bi_reader: no ```sql blocks in {', '.join(map(str, pages))}", file=sys.stderr)
         return 1
     engine = sqlalchemy.create_engine(
         f"duckdb:///{snapshot}", connect_args={"read_only": True, "config": {"access_mode": "read_only"}}
@@ -63,9 +69,9 @@ def main(argv: list[str]) -> int:
             print(f"block {no}: {len(rows)} rows in {time.perf_counter() - start:.3f} s")
     engine.dispose()
     if failed:
-        print(f"check_bi_reader: {failed} of {len(blocks)} README SQL blocks failed", file=sys.stderr)
+        print(f"check_bi_reader: {failed} of {len(blocks)} documented SQL blocks failed", file=sys.stderr)
         return 1
-    print(f"check_bi_reader: all {len(blocks)} README SQL blocks ran")
+    print(f"check_bi_reader: all {len(blocks)} documented SQL blocks ran")
     return 0
 
 

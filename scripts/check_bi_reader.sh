@@ -3,7 +3,8 @@
 # a second venv with what Superset uses (duckdb==1.4.*, duckdb-engine, SQLAlchemy), a small
 # warehouse built from examples/example_run.json by riskcov (ingest, a paired evaluate,
 # publish), then scripts/check_bi_reader.py opens the snapshot read-only through SQLAlchemy
-# and runs every ```sql block of README.md. Any failure exits non-zero.
+# and runs every ```sql block of README.md, docs/sql.md and docs/risk-control.md. Any failure
+# exits non-zero.
 #
 #   scripts/check_bi_reader.sh [RISKCOV_BIN_DIR]     (default .venv/bin)
 #
@@ -25,4 +26,4 @@ wh="$tmp/w.duckdb"
 "$bin/riskcov" evaluate --input examples/example_run.json --mode zero_shot --mode few_shot \
     --bootstrap-resamples 20 --output "$tmp/evaluation.json" --warehouse "$wh" > /dev/null
 "$bin/riskcov" publish --to "$tmp/riskcov-bi.duckdb" --warehouse "$wh"
-"$bi_venv/bin/python" scripts/check_bi_reader.py "$tmp/riskcov-bi.duckdb" README.md
+"$bi_venv/bin/python" scripts/check_bi_reader.py "$tmp/riskcov-bi.duckdb"

@@ -1,11 +1,11 @@
-"""Deterministic synthetic run files in the PHQ-8 run JSON format of SPEC §2.
+"""Deterministic synthetic run files in the PHQ-8 run JSON format of docs/formats.md.
 
     python scripts/make_example.py OUT.json --participants N --seed S
 
 Every experiment shares the same participant ids (300, 301, ... ascending) and the same
 ground truth; each experiment fails a fixed share of participants (`success: false`, an
 error string, no items). Successful participants carry all 8 items with every known per-item
-signal of SPEC §2 (plus the two unknown keys `consistency_modal_score` and
+signal of docs/formats.md (plus the two unknown keys `consistency_modal_score` and
 `consistency_modal_count` that real runs write), with confidence signals correlated with
 correctness and about 30 % of items abstained. The same arguments always give the same
 bytes: all randomness comes from one `numpy.random.RandomState(seed)`.

@@ -1,4 +1,4 @@
-"""A deterministic multi-seed per-sample example (SPEC §9) for the seed-004 suite.
+"""A deterministic multi-seed per-sample example (docs/formats.md) for the risk-control suite.
 
     python scripts/make_samples_example.py OUT.parquet [--seed S] [--samples N]
 

@@ -1,4 +1,4 @@
--- Calibration of predicted probabilities (SPEC §10) per series: ECE over n_bins equal-width
+-- Calibration of predicted probabilities (docs/metrics.md) per series: ECE over n_bins equal-width
 -- bins (bin i is [i/n_bins, (i+1)/n_bins), the last one closed at 1; edges computed as i/n_bins,
 -- so 0.3 falls in [0.3, 0.4) with 10 bins), NLL with probabilities clipped to
 -- [1e-6, 1 - 1e-6], and the Brier score. `rel` names a relation (series, prob, correct)

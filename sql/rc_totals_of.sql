@@ -9,7 +9,9 @@
 -- k_offset / l_offset: the sums of every exact (series, replicate) block before this one in
 -- (series, replicate) order, which rc_running subtracts from its stream's running sums.
 -- `series_info` names rc_series(scored), `people` rc_people(scored) (built once per evaluation),
--- `samples` the replicates' weights; rc_totals composes them from `scored`.
+-- `samples` the replicates' weights; rc_totals composes them from `scored`. The blocks and
+-- offsets are rc_totals_weighted's, which the sort-once path of `evaluate` also feeds with
+-- the same weighted sums taken without a join (metrics/plateau_stream.py).
 CREATE OR REPLACE MACRO rc_totals_of(series_info, people, samples) AS TABLE
 WITH weighted AS (
     SELECT p.population, s.replicate,
@@ -29,16 +31,5 @@ WITH weighted AS (
     FROM (FROM query_table(people) WHERE NOT all_integral) AS p
     JOIN query_table(samples) AS s USING (participant_id)
     GROUP BY p.population, s.replicate
-),
-blocks AS (
-    SELECT se.series, se.population, w.replicate, w.n_total, w.k_total, w.l_total, se.loss_scale,
-           w.integral AND sum(CASE WHEN w.integral THEN w.l_total END) OVER () < 2.0 ^ 50 AS exact
-    FROM query_table(series_info) AS se
-    JOIN weighted AS w USING (population)
 )
-SELECT series, population, replicate, n_total, k_total, l_total, loss_scale,
-       coalesce(sum(CASE WHEN exact THEN k_total ELSE 0 END) OVER before, 0) AS k_offset,
-       coalesce(sum(CASE WHEN exact THEN l_total ELSE 0.0 END) OVER before, 0.0) AS l_offset,
-       exact
-FROM blocks
-WINDOW before AS (ORDER BY series, replicate ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING);
+FROM rc_totals_weighted(series_info, 'weighted');

@@ -1,4 +1,4 @@
--- The losses each experiment supports, as data of the experiment (SPEC §4, §8, §9):
+-- The losses each experiment supports, as data of the experiment (docs/metrics.md, docs/formats.md):
 -- PHQ-8 items (loss_kind abs_error) have abs = |pred - gt| and abs_norm = abs / score range
 -- (the default); per-sample runs (loss_kind given) have the file's loss as it is. loss_scale
 -- divides the raw loss sums; raw_multiplier is the artifact's name for it.

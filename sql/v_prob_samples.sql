@@ -1,5 +1,5 @@
--- The probabilities SPEC §10 calibrates: per per-sample experiment whose file gave `prob` and
--- whose losses are 0/1, every predicted sample with a prob, as (series = experiment_id, prob,
+-- The probabilities whose calibration docs/metrics.md defines: per per-sample experiment whose
+-- file gave `prob` and whose losses are 0/1, every predicted sample with a prob, as (series = experiment_id, prob,
 -- correct = 1 - loss), the relation prob_calibration reads. Abstained samples predict nothing.
 CREATE OR REPLACE VIEW v_prob_samples AS
 WITH eligible AS (

@@ -1,4 +1,4 @@
--- Every sample of every per-sample experiment with each of its scores (SPEC §9): the
+-- Every sample of every per-sample experiment with each of its scores (docs/formats.md): the
 -- per-sample counterpart of v_csf_confidences, in the columns rc_scored reads.
 CREATE OR REPLACE VIEW v_sample_confidences AS
 SELECT u.experiment_id, sc.csf, u.participant_id, u.sample_index AS item_index,

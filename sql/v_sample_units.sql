@@ -1,7 +1,7 @@
--- Every sample of every per-sample experiment as a unit of the scored relation (SPEC §9):
+-- Every sample of every per-sample experiment as a unit of the scored relation (docs/formats.md):
 -- participant_id is the sample's cluster as a number: its integer id, else its rank among all
 -- text clusters of the warehouse in text order, shifted far below any integer id a file would
--- use. Sorted ids are then SPEC §5's sorted cluster order, and the same text cluster has the
+-- use. Sorted ids are then docs/metrics.md's sorted cluster order, and the same text cluster has the
 -- same id in every experiment, so a paired comparison matches clusters by name (a per-experiment
 -- rank would pair the first cluster of one experiment with the first of the other).
 -- Only the text clusters are ranked, and integer-clustered rows pass through without a join, so

@@ -1,6 +1,6 @@
 -- The rows of the table `metrics` (v_metrics) for the series of `scored`: rc_summary's point
 -- metrics (default estimator, AURC@0.5) with each experiment's run and mode, and the
--- calibration of a per-sample file's `prob` (SPEC §10). The first five arguments are
+-- calibration of a per-sample file's `prob` (docs/metrics.md). The first five arguments are
 -- rc_summary's; `series` (warehouse_series) names each integer series key's experiment, CSF
 -- and loss.
 CREATE OR REPLACE MACRO warehouse_metrics(scored, samples, points, totals, harmonic, series) AS TABLE

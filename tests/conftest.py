@@ -13,8 +13,12 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+import hypothesis_profiles
 import riskcov.publish  # noqa: F401  (binds the real warehouse.connect before a test patches it)
 from riskcov.cli import app
+from shared_folder import FIXTURES, SHARED, missing
+
+hypothesis_profiles.load()
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +54,7 @@ def _no_auto_publish(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def warehouse_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An empty warehouse made once per test process by the real code (migrations, SQL objects)."""
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     path = tmp_path_factory.mktemp("template") / "template.duckdb"
     with open_warehouse(path):
@@ -100,7 +104,7 @@ def paired_artifact(mk: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
     on a synthetic run's zero_shot vs few_shot (`confidence="all"`, `options` on top), in a
     warehouse of its own, without `created_at` and input paths (what differs between runs)."""
     from riskcov import evaluate
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     def make(name: str, *, participants: int, run_seed: int, **options: Any) -> dict[str, Any]:
         example = tmp_path / f"ex-{participants}-{run_seed}.json"
@@ -120,11 +124,11 @@ def paired_artifact(mk: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The shared folder next to the repo (SPEC.md, fixtures/); skip when it is not there."""
-    path = REPO_ROOT.parent / "shared"
-    if not (path / "fixtures").is_dir():
-        pytest.skip(f"{path}/fixtures is not available")
-    return path
+    """The shared folder next to the repo (its fixtures/); skip when it is not there, or fail
+    under CI=true (tests/shared_folder.py)."""
+    if not FIXTURES.is_dir():
+        missing(FIXTURES)
+    return SHARED
 
 
 @pytest.fixture
@@ -209,7 +213,7 @@ def paired_evaluation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     import json
 
     from riskcov.evaluate import Options, evaluate_and_store
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     folder = tmp_path_factory.mktemp("paired")
     warehouse, out = folder / "w.duckdb", folder / "paired.json"

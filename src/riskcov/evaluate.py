@@ -6,7 +6,9 @@ stored rows and the artifact land together or not at all); `run` computes withou
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +21,10 @@ from riskcov import __version__
 from riskcov.bootstrap import sample_chunks
 from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.metrics import chunks, engine
+from riskcov.metrics import chunks, engine, plateau_stream
 from riskcov.options import Options
 from riskcov.report import artifact, store
-from riskcov.scoring import csf
-from riskcov.scoring.choose import Choice, choose
+from riskcov.scoring.choose import choose, choose_samples
 from riskcov.scoring.scored import Series, build_scored
 from riskcov.selection import Input, analysis_set, resolve
 from riskcov.warehouse import quiet
@@ -33,7 +34,7 @@ __all__ = ["Evaluation", "Options", "evaluate_and_store", "run"]
 
 @dataclass
 class Evaluation:
-    """What `run` produced: the artifact (SPEC §6) and the CSFs skipped under `all`."""
+    """What `run` produced: the artifact (docs/formats.md) and the CSFs skipped under `all`."""
 
     artifact: dict[str, Any]
     skipped: dict[str, str] = field(default_factory=dict)
@@ -107,19 +108,16 @@ def run(
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
     loss = _loss(con, opts, inputs)
-    choice = Choice([])
     if inputs[0].per_sample:
-        if opts.calibration is not None:
-            raise UsageError("--calibration applies to PHQ-8 runs (item signals), not per-sample runs")
         columns = [_sample_csfs(con, i) for i in inputs]
-        chosen, skip_unsupported = csf.select_samples(opts.confidence, columns)
+        choice = choose_samples(con, opts.confidence, opts.calibration, columns)
     else:
         choice = choose(con, opts.confidence, opts.calibration)
-        chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
-        if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
-            from riskcov.scoring.user_csf import deny_external_access
+    chosen, skip_unsupported = choice.csfs, choice.skip_unsupported
+    if choice.user_sql:  # the inputs are read: nothing after this needs DuckDB's file access
+        from riskcov.scoring.user_csf import deny_external_access
 
-            deny_external_access(con)
+        deny_external_access(con)
     try:
         series, problems = build_scored(
             con, inputs, chosen, analysis.participants, loss["name"], opts.estimator
@@ -213,7 +211,7 @@ def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
     }
     if inp.per_sample:
         entry.update({k: inp.fields[k] for k in ("method", "seed", "split", "domain")})
-        # SPEC §10: the experiment's own `prob`, when its file gave one and losses are 0/1
+        # docs/metrics.md: the experiment's own `prob`, when its file gave one and losses are 0/1
         row = one(
             con.execute(
                 "SELECT n, ece, nll, brier, n_bins FROM v_prob_calibration WHERE experiment_id = ?",
@@ -258,6 +256,7 @@ def _compute_all(
     connections at once when they are worth it (metrics/chunks.py)."""
     chunk, workers = engine.plan_chunks(con, b)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
+    stream = plateau_stream.plan(con, participants)  # None: the chunked path's sort per chunk
     total = engine.Results(b + 1)
     lock = threading.Lock()  # chunks finish on several threads
     done = 0
@@ -275,6 +274,7 @@ def _compute_all(
             alphas=opts.alpha_grid,
             estimator=opts.estimator,
             curve_points=opts.curve_points,
+            stream=None if stream is None else (stream, rows),
         )
         with lock:
             if after_chunk:
@@ -307,8 +307,8 @@ def evaluate_and_store(
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         inputs = resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested, uncommitted
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
-        # replicate chunk's points would stay in memory (8.3 GB for 189 participants paired x
-        # all x 10,000). With every input committed, the replicates run on a connection of their
+        # replicate chunk's points would stay in memory (gigabytes for a large paired `all`
+        # run). With every input committed, the replicates run on a connection of their
         # own, outside it; only the stored rows are written here. An input ingested just now is
         # seen by this transaction alone, so then the replicates run in it.
         fresh = one(con.execute("SELECT count(*) FROM runs")) != runs_before
@@ -324,3 +324,16 @@ def evaluate_and_store(
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
             artifact.write(result.artifact, result.path)
     return result
+
+
+class _CallableModule(types.ModuleType):
+    """This module is also `riskcov.evaluate`, the Python API's one-call evaluation (the package
+    attribute of a submodule is the submodule): calling it calls `riskcov.api.evaluate`."""
+
+    def __call__(self, data: Any, /, **kwargs: Any) -> Any:
+        from riskcov.api import evaluate as evaluate_data
+
+        return evaluate_data(data, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -31,7 +31,7 @@ def _quote(name: str) -> str:
 
 
 # tables whose key is unique by construction but not declared (migration 0008): sorted by it, the
-# order ORDER BY ALL gives, without comparing the other twelve columns (~25 % of the export)
+# order ORDER BY ALL gives, without comparing the other twelve columns
 UNIQUE_COLUMNS = {"rc_points": ["experiment_id", "csf", "loss", "replicate", "plateau"]}
 
 

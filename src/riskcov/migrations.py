@@ -67,7 +67,7 @@ def load_migrations(folder: Path | None = None) -> list[Migration]:
 
 def _applied(con: duckdb.DuckDBPyConnection, *, ledger: bool = False) -> dict[int, tuple[str, str, str]]:
     """The ledger's rows; `ledger=True`: the ledger is known to exist (migrate just made sure;
-    the first duckdb_tables() of a connection costs ~12 ms of every CLI call)."""
+    the first duckdb_tables() of a connection is slow enough to show in every CLI call)."""
     if not ledger:
         has_ledger = one(
             con.execute(

@@ -1,4 +1,4 @@
-"""OOD acceptance at a fixed ID coverage, DAR, FPR@95%TPR and AUROC (SPEC §10).
+"""OOD acceptance at a fixed ID coverage, DAR, FPR@95%TPR and AUROC (docs/risk-control.md).
 
 Abstained samples are never accepted and count in every denominator. The threshold for
 an ID coverage target c is tau = numpy.quantile(id confidences, 1 - c) (linear) over the ID
@@ -73,7 +73,7 @@ def ood_at_id_coverage(
     ood_abstained: BoolArray,
     targets: Sequence[float] = DEFAULT_TARGETS,
 ) -> list[dict[str, float | None]]:
-    """One row per ID coverage target, in the given order, with the seed-004 column names.
+    """One row per ID coverage target, in the given order, with the risk-control column names.
 
     `threshold` is None (nothing accepted) when every ID sample abstained;
     safety_ratio = id_accept / (ood_accept + 1e-8).

@@ -48,7 +48,7 @@ class Options:
     chunk_replicates: int = 0  # 0: sized from the analysis set
     workers: int = 0  # connections running chunks at once; 0: one per DuckDB thread when worth it
     curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
-    calibration: str | None = None  # --calibration FILE|ID (SPEC §11)
+    calibration: str | None = None  # --calibration FILE|ID (docs/calibration.md)
     engine: str = "duckdb"  # or spark: the replicates' metrics on Apache Spark (docs/spark.md)
     spark_master: str | None = None  # --spark-master; SPARK_REMOTE selects Spark Connect instead
 

@@ -6,10 +6,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import duckdb
-
 from riskcov.errors import MissingExtraError, UsageError
-from riskcov.options import Options
 from riskcov.report.curves import Line, merge_identical
 
 FORMATS = (".png", ".svg")
@@ -41,27 +38,34 @@ def render(lines: list[Line], path: Path, title: str) -> None:
     """Two panels (selective and generalized risk vs coverage), a line per curve (identical
     curves once), Cmax marked by a dotted vertical line, bootstrap bands shaded; SVG output is
     byte-reproducible."""
-    lines = merge_identical(lines)
     fmt = check_output(path)
     matplotlib = require_matplotlib()
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     # a fixed hash salt and no date make the SVG's ids and metadata identical run to run
     with matplotlib.rc_context({"svg.hashsalt": "riskcov", "svg.fonttype": "none"}):
-        fig = Figure(figsize=(11, 4.6), layout="constrained")
-        FigureCanvasAgg(fig)
-        axes = fig.subplots(1, 2)
-        for ax, (key, name) in zip(axes, PANELS, strict=True):
-            _panel(ax, lines, key, name)
-        axes[0].legend(loc="best", fontsize="small")
-        fig.suptitle(title)
+        fig = draw(lines, title)
         metadata: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fig.savefig(path, format=fmt, metadata=metadata, dpi=120)
         except OSError as exc:
             raise UsageError(f"--output {path}: cannot write the picture: {exc.strerror}") from None
+
+
+def draw(lines: list[Line], title: str) -> Any:
+    """The two panels of `render` as a matplotlib Figure (shown by a notebook cell)."""
+    require_matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    lines = merge_identical(lines)
+    fig = Figure(figsize=(11, 4.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2)
+    for ax, (key, name) in zip(axes, PANELS, strict=True):
+        _panel(ax, lines, key, name)
+    axes[0].legend(loc="best", fontsize="small")
+    fig.suptitle(title)
+    return fig
 
 
 def _panel(ax: Any, lines: list[Line], key: str, name: str) -> None:
@@ -95,20 +99,6 @@ def _panel(ax: Any, lines: list[Line], key: str, name: str) -> None:
     ax.set_ylabel(name)
     ax.set_title(f"{name} vs coverage")
     ax.grid(True, alpha=0.3)
-
-
-def plot_run(
-    con: duckdb.DuckDBPyConnection, opts: Options, confidences: list[str], ci: bool, output: Path
-) -> list[Line]:
-    """`riskcov plot --input ...`: evaluate with evaluate's SQL (nothing stored), then draw."""
-    from riskcov.report.curves import evaluated_lines
-
-    check_output(output)
-    require_matplotlib()  # before the evaluation, so a missing extra fails at once
-    lines = evaluated_lines(con, opts, confidences, ci)
-    title = " · ".join([*opts.inputs, *opts.modes]) + f" ({opts.estimator})"
-    render(lines, output, title)
-    return lines
 
 
 def plot_artifact(artifact_path: Path, output: Path) -> list[Line]:

@@ -34,7 +34,7 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Runs with their experiments and counts, ordered by run_id then experiment index.
 
     >>> import tempfile, pathlib
-    >>> from riskcov.warehouse import open_warehouse
+    >>> from riskcov.evaluation.prepared_warehouse import open_warehouse
     >>> with open_warehouse(pathlib.Path(tempfile.mkdtemp()) / "w.duckdb") as con:
     ...     list_runs(con)
     []

@@ -1,5 +1,5 @@
 """What an evaluation takes: `--input` runs resolved to experiments, and the analysis set of
-participants (or sample clusters) metrics are computed on (SPEC §5, §9)."""
+participants (or sample clusters) metrics are computed on (docs/metrics.md, docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -101,10 +101,28 @@ def resolve(con: duckdb.DuckDBPyConnection, specs: list[str], criteria: dict[str
 _COLUMNS = ("experiment_id", "loss_kind", "mode", "method", "seed", "split", "domain")
 
 
-def _options(rows: list[dict[str, object]]) -> str:
+_SHOWN = 8  # values listed per flag
+
+
+def _options(rows: list[dict[str, object]], varying: bool = False) -> str:
+    """What chooses among `rows`: PHQ-8 modes, or per flag its values (`varying`: only the
+    flags whose value differs between rows), a short list however many experiments there are.
+
+    >>> rows = [{"loss_kind": "given", "method": "m", "seed": s, "split": "test", "domain": "id"}
+    ...         for s in range(10)]
+    >>> _options(rows, varying=True)
+    '--experiment-seed (0, 1, 2, 3, 4, 5, 6, 7, ... 10 in all)'
+    """
     if all(r["loss_kind"] != "given" for r in rows):
         return ", ".join(str(r["mode"]) for r in rows)
-    return "; ".join(" ".join(f"{flag} {r[c]}" for flag, c in CRITERIA[1:]) for r in rows)
+    parts = []
+    for flag, column in CRITERIA[1:]:
+        values = list(dict.fromkeys(str(r[column]) for r in rows))
+        if varying and len(values) < 2:
+            continue
+        more = f", ... {len(values)} in all" if len(values) > _SHOWN else ""
+        parts.append(f"{flag} ({', '.join(values[:_SHOWN])}{more})")
+    return ", ".join(parts)
 
 
 def _experiment(
@@ -150,10 +168,14 @@ def _experiment(
             raise UsageError(
                 f"--input {spec}: run {run_id} is a per-sample run; this command reads PHQ-8 runs"
             )
-        how = "--mode" if rows[0]["loss_kind"] != "given" else per_sample
+        if rows[0]["loss_kind"] != "given":
+            raise UsageError(
+                f"--input {spec}: run {run_id} has {len(rows)} experiments "
+                f"({_options(rows)}); choose one with --mode"
+            )
         raise UsageError(
-            f"--input {spec}: run {run_id} has {len(rows)} experiments "
-            f"({_options(rows)}); choose one with {how}"
+            f"--input {spec}: run {run_id} has {len(rows)} experiments; "
+            f"choose one with {_options(rows, varying=True)}"
         )
     r = rows[0]
     eid = int(str(r["experiment_id"]))
@@ -184,7 +206,7 @@ def _text(v: object) -> str | None:
 
 
 def analysis_set(inputs: list[Input], intersection_only: bool) -> AnalysisSet:
-    """SPEC §5: one input uses its successful participants; a pair, those successful in both."""
+    """docs/metrics.md: one input uses its successful participants; a pair, those successful in both."""
     if len(inputs) == 1:
         (only,) = inputs
         return AnalysisSet(

@@ -25,7 +25,7 @@ def test_one_csf_shows_mae_at_coverage_and_coverage_at_risk(tmp_path, run_cli):
     assert (r.exit_code, r.stderr) == (0, "")
     lines = [line.strip("│ ").split("│") for line in r.stdout.splitlines() if line.startswith("│")]
     cells = {row[0].strip(): row[1].strip() for row in lines}
-    # the SPEC §9 worked example: AURC 0.24, MAE@0.50 = 1/3 (coverage 0.6), Coverage@Risk 0.10 = 0.2
+    # the docs/formats.md worked example: AURC 0.24, MAE@0.50 = 1/3 (coverage 0.6), Coverage@Risk 0.10 = 0.2
     assert cells["AURC"] == "0.2400"
     assert cells["MAE@0.50"] == "0.3333"
     assert cells["MAE@0.90"] == "0.4000"

@@ -12,9 +12,10 @@ import pytest
 
 from riskcov.errors import UsageError
 from riskcov.evaluate import Options, run
+from riskcov.evaluation.curves import evaluated_lines
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.metrics.curve_band import BandCollector, coverage_grid
-from riskcov.report.curves import evaluated_lines, lines_from_artifact
-from riskcov.warehouse import open_warehouse
+from riskcov.report.curves import lines_from_artifact
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
 GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]

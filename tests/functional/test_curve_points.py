@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 WORKED = "sample_id,confidence,correct\n1,0.9,1\n2,0.7,1\n3,0.7,0\n4,0.5,0\n5,0.2,1\n"
 
 
@@ -60,7 +62,8 @@ def test_too_few_or_too_many_points_is_a_usage_error(tmp_path, run_cli, k):
     assert (r.exit_code, r.stdout, r.stderr) == (2, "", f"error: --curve-points {k} is not in 2..100,000\n")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow  # whole evaluations per example (docs/testing.md)
+@settings(max_examples=examples(25), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(st.integers(0, 6), st.booleans(), st.booleans()), min_size=1, max_size=30),
     st.integers(2, 40),

@@ -1,4 +1,4 @@
-"""Per-sample runs end to end (SPEC §9): ingest a table, evaluate it with the same SQL as PHQ-8."""
+"""Per-sample runs end to end (docs/formats.md): ingest a table, evaluate it with the same SQL as PHQ-8."""
 
 from __future__ import annotations
 
@@ -170,6 +170,23 @@ def test_the_same_data_as_phq8_json_and_as_samples_gives_the_same_metrics(tmp_pa
     assert per_sample["population"]["items_total"] == phq8["population"]["items_total"]
 
 
+def test_an_ambiguous_run_of_24_experiments_is_one_short_line_of_options_per_flag(tmp_path, run_cli):
+    wh = tmp_path / "w.duckdb"
+    runs = tmp_path / "grid.csv"
+    grid = [(m, s, sp, d) for m in "ab" for s in range(3) for sp in ("cal", "test") for d in ("id", "ood")]
+    runs.write_text(
+        "sample_id,confidence,correct,method,seed,split,domain\n"
+        + "".join(f"x,0.5,1,{m},{s},{sp},{d}\n" for m, s, sp, d in grid)
+    )
+    assert run_cli(["ingest", runs, "--warehouse", wh]).exit_code == 0
+    ambiguous = run_cli(["evaluate", "--input", "grid", "--split", "test", "--warehouse", wh])
+    assert (ambiguous.exit_code, ambiguous.stderr) == (
+        2,
+        "error: --input grid: run grid has 12 experiments; choose one with --method (a, b), "
+        "--experiment-seed (0, 1, 2), --domain (id, ood)\n",
+    )
+
+
 def test_an_ambiguous_per_sample_input_lists_the_experiments_by_the_flags_that_choose_them(tmp_path, run_cli):
     """evaluate's experiment seed is --experiment-seed (--seed is the bootstrap's): the listing
     and the error that points at a missing seed use the flag a user can paste back."""
@@ -177,12 +194,11 @@ def test_an_ambiguous_per_sample_input_lists_the_experiments_by_the_flags_that_c
     runs = tmp_path / "runs.csv"
     runs.write_text("sample_id,confidence,correct,method,seed\na,0.9,1,m,1\na,0.8,0,m,2\nb,0.4,1,m,2\n")
     assert run_cli(["ingest", runs, "--warehouse", wh]).exit_code == 0
-    listed = "; ".join(f"--method m --experiment-seed {s} --split test --domain id" for s in (1, 2))
+    listed = "--method (m), --experiment-seed (1, 2), --split (test), --domain (id)"
     ambiguous = run_cli(["evaluate", "--input", "runs", "--warehouse", wh])
     assert (ambiguous.exit_code, ambiguous.stderr) == (
         2,
-        f"error: --input runs: run runs has 2 experiments ({listed}); "
-        "choose one with --method, --experiment-seed, --split, --domain\n",
+        "error: --input runs: run runs has 2 experiments; choose one with --experiment-seed (1, 2)\n",
     )
     missing = run_cli(["evaluate", "--input", "runs", "--experiment-seed", "3", "--warehouse", wh])
     assert (missing.exit_code, missing.stderr) == (

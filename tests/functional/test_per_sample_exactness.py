@@ -1,4 +1,4 @@
-"""Continuous losses (SPEC §9): every number is independent of the file's row order, its format
+"""Continuous losses (docs/formats.md): every number is independent of the file's row order, its format
 and DuckDB's thread count, and the point estimate agrees with an exact rational oracle."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from riskcov import evaluate
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 COLUMNS = "sample_id, cluster, confidence_a, confidence_b, loss, abstained"
 Row = tuple[str, int, float, float, float, bool]
@@ -36,7 +36,7 @@ def _rows() -> list[Row]:
 
 
 def _oracle(rows: list[Row], column: int) -> dict[str, Any]:
-    """SPEC §4's plateau-trapezoid AURC and AUGRC and the curve's selective risks, in Fractions."""
+    """docs/metrics.md's plateau-trapezoid AURC and AUGRC and the curve's selective risks, in Fractions."""
     n = len(rows)
     plateaus: dict[float, list[Fraction]] = {}
     for row in rows:

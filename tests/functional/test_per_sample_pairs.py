@@ -1,4 +1,5 @@
-"""Paired per-sample comparisons match clusters by name, text or integer (SPEC §5, §9)."""
+"""Paired per-sample comparisons match clusters by name, text or integer (docs/metrics.md,
+docs/formats.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Property (issue 8 item 7): a PHQ-8 run and the same items written as a per-sample table (a
 sample per item, its participant as cluster, its PHQ-8 loss as `loss`) give the same metrics
-wherever both formats define them, bootstrap included (SPEC §5's draws over sorted cluster ids).
+wherever both formats define them, bootstrap included (docs/metrics.md's draws over sorted cluster ids).
 
 With `abs` the losses are the same integers and both formats run the same SQL on the same
 numbers, so every value must be equal to the last bit; with `abs_norm` the per-sample losses
@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import shutil
 import tempfile
 from functools import cache
@@ -26,12 +25,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from hypothesis_profiles import examples
 from riskcov.cli import app
 from riskcov.evaluate import Options, run
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
-EXAMPLES = min(40, int(os.environ.get("RISKCOV_PROPERTY_EXAMPLES", "30")))
+EXAMPLES = examples(30)
 MSP = st.sampled_from([0.1, 0.5, 0.5, 0.9, 1.0]) | st.floats(0.0, 1.0).map(lambda x: x + 0.0)
 
 
@@ -129,6 +129,7 @@ def _same(a: Any, b: Any, exact: bool, path: str) -> int:
     return 1
 
 
+@pytest.mark.slow  # whole evaluations per example (docs/testing.md)
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -4,13 +4,13 @@ atomic swap under a reader process, the opt-outs and the failures that leave it 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
 import pytest
+from docs_support import sql_blocks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "example_run.json"
@@ -97,7 +97,7 @@ def test_every_snapshot_view_reads_the_same_rows_read_only(example_warehouse, ru
     assert sql(snap, definitions)[0][0].endswith(" FROM rc_points;")
 
 
-def test_readme_queries_give_the_warehouse_rows_on_the_snapshot(example_warehouse, run_cli, sql):
+def test_documented_queries_give_the_warehouse_rows_on_the_snapshot(example_warehouse, run_cli, sql):
     paired = ["--input", EXAMPLE, "--mode", "zero_shot", "--input", EXAMPLE, "--mode", "few_shot"]
     evaluated = run_cli(
         ["evaluate", *paired, "--bootstrap-resamples", "20", "--json", "--warehouse", example_warehouse],
@@ -105,10 +105,10 @@ def test_readme_queries_give_the_warehouse_rows_on_the_snapshot(example_warehous
     )
     assert evaluated.exit_code == 0
     snap = example_warehouse.parent / "riskcov-bi.duckdb"
-    queries = re.findall(r"```sql\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
+    queries = sql_blocks()  # the README's, then the SQL cookbook's and risk control's
     rows = [sql(snap, q) for q in queries]
     assert rows == [sql(example_warehouse, q) for q in queries]
-    assert [len(r) for r in rows] == [1, 2, 16, 0]  # deltas of llm and total_evidence; no risk-control
+    assert [len(r) for r in rows] == [1, 1, 2, 16, 0]  # deltas of llm and total_evidence; no risk-control
 
 
 def test_writing_commands_publish_unless_told_not_to(tmp_path, run_cli):
@@ -138,15 +138,32 @@ def test_writing_commands_publish_unless_told_not_to(tmp_path, run_cli):
     assert sorted(os.listdir(tmp_path / "env")) == ["w.duckdb"]
 
 
+def test_an_unchanged_ingest_publishes_nothing(example_warehouse, run_cli):
+    result = run_cli(["ingest", EXAMPLE, "--warehouse", example_warehouse], env=ON)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout.startswith(f"unchanged {EXAMPLE}: ")
+    assert not (example_warehouse.parent / "riskcov-bi.duckdb").exists()
+
+
+def test_a_batch_with_a_bad_file_publishes_the_good_ones(tmp_path, run_cli):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    result = run_cli(["ingest", EXAMPLE, bad, "--warehouse", tmp_path / "w.duckdb"], env=ON)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[1:] == [
+        f"published {tmp_path / 'riskcov-bi.duckdb'}: {EXAMPLE_SUMMARY}"
+    ]
+
+
 def test_a_bad_ingest_publishes_nothing_new_but_still_fails_with_its_own_line(tmp_path, run_cli):
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     result = run_cli(["ingest", bad, "--warehouse", tmp_path / "w.duckdb"], env=ON)
     assert (result.exit_code, result.stderr) == (
         1,
-        f"error: {bad}: truncated JSON: the file ends inside an open object, list or string\n"
-        f"published {tmp_path / 'riskcov-bi.duckdb'}: metrics 0 rows, rc_points 0 rows\n",
+        f"error: {bad}: truncated JSON: the file ends inside an open object, list or string\n",
     )
+    assert not (tmp_path / "riskcov-bi.duckdb").exists()
 
 
 def test_a_command_that_fails_publishes_nothing(tmp_path, run_cli):
@@ -203,7 +220,8 @@ def test_a_failed_publish_keeps_the_old_snapshot_and_leaves_no_temporary_file(
     )
     assert snap.read_bytes() == before
     assert sorted(os.listdir(example_warehouse.parent)) == ["riskcov-bi.duckdb", "w.duckdb"]
-    result = run_cli(["ingest", EXAMPLE, "--warehouse", example_warehouse], env=ON)
+    samples = REPO_ROOT / "examples" / "selective_samples.parquet"  # a new run: a snapshot is due
+    result = run_cli(["ingest", samples, "--warehouse", example_warehouse], env=ON)
     assert (result.exit_code, result.stderr) == (
         5,
         "error: the warehouse is updated but the BI snapshot is not: "

@@ -1,26 +1,57 @@
-"""The README stays true: its SQL runs, and the warehouse views agree with `evaluate`."""
+"""The README and the SQL cookbook stay true: the README's quick start runs as written, every
+documented query runs, and the warehouse views agree with `evaluate`."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from pathlib import Path
 
 import duckdb
 import pytest
+from docs_support import blocks, sql_blocks
 
 from riskcov import evaluate
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "example_run.json"
 
 
-def _readme_sql() -> list[str]:
-    return re.findall(r"```sql\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
+def test_the_readme_query_is_the_cookbooks_first_and_the_pages_hold_four():
+    (readme,) = blocks("README.md", "sql")
+    assert readme == blocks("docs/sql.md", "sql")[0]
+    assert len(blocks("docs/sql.md", "sql")) == 3
+    assert len(blocks("docs/risk-control.md", "sql")) == 1
 
 
-def test_readme_has_four_sql_examples():
-    assert len(_readme_sql()) == 4
+def _quick_start() -> tuple[str, list[list[str]]]:
+    """The README's quick start: its CSV block and every `riskcov` line of its bash blocks."""
+    text = (REPO_ROOT / "README.md").read_text()
+    section = text.split("## Quick start")[1].split("\n## ")[0]
+    commands = [
+        shlex.split(line)
+        for block in re.findall(r"```bash\n(.*?)```", section, re.S)
+        for line in block.splitlines()
+        if line.startswith("riskcov ")
+    ]
+    (csv,) = re.findall(r"```csv\n(.*?)```", section, re.S)
+    return csv, commands
+
+
+def test_readme_quick_start_runs_as_written(tmp_path, run_cli, monkeypatch):
+    csv, commands = _quick_start()
+    assert len(commands) >= 8
+    monkeypatch.chdir(tmp_path)
+    os.symlink(REPO_ROOT / "examples", tmp_path / "examples")
+    (tmp_path / "preds.csv").write_text(csv)
+    env = {"RISKCOV_WAREHOUSE": str(tmp_path / "warehouse" / "riskcov.duckdb")}
+    for args in commands:
+        result = run_cli(args[1:], env=env)
+        assert (result.exit_code, result.stderr) == (0, ""), args
+    for written in ("few_shot.json", "paired.json", "report.html", "preds.json"):
+        assert (tmp_path / written).stat().st_size > 0, written
 
 
 def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
@@ -45,7 +76,7 @@ def test_readme_sql_runs_and_views_match_evaluate(tmp_path):
             wh,
         ).artifact
     con = duckdb.connect(str(wh), read_only=True)
-    queries = [q for q in _readme_sql() if "risk_control_results" not in q]
+    queries = blocks("docs/sql.md", "sql")
     aurc, deltas, abstention = (con.execute(q).fetchall() for q in queries)
     m = single["confidence_variants"]["llm"]
     assert len(aurc) == 1
@@ -79,7 +110,7 @@ def test_readme_violation_rate_query_matches_risk_control(tmp_path):
     spec.loader.exec_module(gen)
     data = tmp_path / "small.parquet"
     gen.write(data, gen.make_columns(seed=3, samples=300))
-    (query,) = [q for q in _readme_sql() if "risk_control_results" in q]
+    (query,) = [q for q in sql_blocks() if "risk_control_results" in q]
     wh = tmp_path / "w.duckdb"
     with open_warehouse(wh) as con:
         docs = [

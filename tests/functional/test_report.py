@@ -93,7 +93,7 @@ def test_tables_hold_the_artifacts_numbers(paired_evaluation, tmp_path, run_cli)
     assert (result.exit_code, result.stdout, result.stderr) == (0, f"wrote {out}\n", "")
     page = parse(out)
     expected = metric_rows(art)
-    # per input: 13 scalars (3 of them SPEC §9.3), 3 interpretation, 9 MAE@coverage
+    # per input: 13 scalars (3 of them docs/metrics.md), 3 interpretation, 9 MAE@coverage
     # + 9 achieved coverages, 6 Coverage@Risk;
     # per CSF 14 deltas (5 scalars, 9 MAE@coverage)
     assert len(expected) == 2 * 2 * 40 + 2 * 14
@@ -233,7 +233,7 @@ def test_chromium_renders_the_page(paired_evaluation, tmp_path, run_cli):
 
 def test_single_input_report(tmp_path, run_cli):
     from riskcov.evaluate import Options, evaluate_and_store
-    from riskcov.warehouse import open_warehouse
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     example = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
     warehouse, artifact, out = tmp_path / "w.duckdb", tmp_path / "single.json", tmp_path / "single.html"

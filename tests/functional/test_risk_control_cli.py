@@ -1,4 +1,4 @@
-"""`riskcov risk-control`, `ood` and `compare` on a hand-checkable per-sample run (SPEC §10):
+"""`riskcov risk-control`, `ood` and `compare` on a hand-checkable per-sample run (docs/risk-control.md):
 exact JSON rows and console lines, refusals as one line with the warehouse unchanged, stored
 rows equal to the JSON."""
 
@@ -254,7 +254,7 @@ def test_compare_markdown_and_csv(run, warehouse_path, run_cli, sql):
     assert row["coverage_at_risk_mean"] == pytest.approx(0.4)
     assert row["coverage_at_risk_std"] == pytest.approx(0.4)
     assert (row["violation_rate"], row["ood_accept_at_id_0.6"]) == (0.0, 1 / 3)
-    # AURC from v_metrics: plateau trapezoid of the test curve (SPEC §4), checked by hand
+    # AURC from v_metrics: plateau trapezoid of the test curve (docs/metrics.md), checked by hand
     aurcs = [_aurc([c for c, _ in TEST[s]], [loss for _, loss in TEST[s]]) for s in (1, 2)]
     assert row["aurc_mean"] == pytest.approx(np.mean(aurcs), rel=1e-12)
     assert row["aurc_std"] == pytest.approx(np.std(aurcs), rel=1e-12)
@@ -285,7 +285,7 @@ def test_compare_markdown_and_csv(run, warehouse_path, run_cli, sql):
 
 
 def _aurc(conf: list[float], loss: list[float]) -> float:
-    """SPEC §4's plateau trapezoid with the (0, first risk) augmentation, distinct confidences."""
+    """docs/metrics.md's plateau trapezoid with the (0, first risk) augmentation, distinct confidences."""
     order = sorted(range(len(conf)), key=lambda i: -conf[i])
     n, pts, total = len(conf), [], 0.0
     for k, i in enumerate(order, 1):
@@ -414,7 +414,7 @@ def test_phq8_runs_and_duplicate_keys_are_refused(
     r = run_cli(["ood", "--input", "worked01", "--warehouse", warehouse_path])
     assert (r.exit_code, r.stderr) == (
         1,
-        "error: --input worked01: run worked01 is a PHQ-8 run, not a per-sample run (SPEC §9)\n",
+        "error: --input worked01: run worked01 is a PHQ-8 run, not a per-sample run\n",
     )
     r = run_cli(["risk-control", "--input", "demo", "--input", "copy", "--warehouse", warehouse_path])
     assert (r.exit_code, r.stderr) == (

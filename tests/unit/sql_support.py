@@ -12,6 +12,7 @@ RC_MACROS = (
     "rc_plateaus",
     "rc_series",
     "rc_people",
+    "rc_totals_weighted",
     "rc_totals_of",
     "rc_totals",
     "rc_point_columns",

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.bootstrap import interval, sample_chunks
 from riskcov.metrics.engine import chunk_sizes
 
@@ -22,7 +21,7 @@ def _weights(participants: list[int], b: int, seed: int, chunk: int | list[int])
     return dense
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     p=st.integers(1, 12),
     b=st.integers(1, 30),
@@ -70,44 +69,3 @@ def test_interval_percentiles_drop_rate_and_collapse():
     assert interval(0.3, np.array([np.nan, 0.2, np.nan, np.nan])) == ([0.3, 0.3], 0.75)
     assert interval(None, np.array([0.1, 0.2])) == (None, 1.0)
     assert interval(0.5, np.array([np.nan, np.nan])) == ([0.5, 0.5], 1.0)
-
-
-def _artifact(paired_artifact, name: str, **overrides) -> dict:
-    return paired_artifact(name, participants=23, run_seed=3, bootstrap_resamples=150, seed=9, **overrides)
-
-
-def test_same_seed_gives_the_same_artifact_and_records_it(paired_artifact):
-    first = _artifact(paired_artifact, "a", chunk_replicates=150)
-    second = _artifact(paired_artifact, "b", chunk_replicates=7)  # other chunking, same numbers
-    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
-    boot = first["confidence_variants"]["llm"]["input_0"]["bootstrap"]
-    assert (boot["seed"], boot["n_resamples"]) == (9, 150)
-    assert first["options"]["seed"] == 9
-
-
-def _numbers(obj, path=()):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _numbers(v, (*path, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _numbers(v, (*path, i))
-    elif isinstance(obj, float):
-        yield path, obj
-
-
-def test_one_duckdb_thread_gives_the_same_numbers(paired_artifact, monkeypatch):
-    default = dict(_numbers(_artifact(paired_artifact, "many")))
-    import riskcov.warehouse as wh
-
-    real_connect = wh.connect
-
-    def one_thread(path, *, read_only=False):
-        con = real_connect(path, read_only=read_only)
-        con.execute("SET threads = 1")
-        return con
-
-    monkeypatch.setattr(wh, "connect", one_thread)
-    single = dict(_numbers(_artifact(paired_artifact, "one")))
-    # every sum is exact or runs on one thread in point order: the same bits, not only close
-    assert single == default

@@ -1,5 +1,5 @@
-"""Calibrator artifacts (SPEC §11): the reference's files load, ours round-trip, bad ones are refused
-with one line naming the file and the field."""
+"""Calibrator artifacts (docs/calibration.md): the reference's files load, ours round-trip, bad
+ones are refused with one line naming the file and the field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fitting calibrators (SPEC §11): each fit against an oracle written here."""
+"""Fitting calibrators (docs/calibration.md): each fit against an oracle written here."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.calibration.artifact import Isotonic, Linear, Temperature
 from riskcov.calibration.fit import (
     default_value,
@@ -121,7 +122,7 @@ def test_temperature_exact(p: list[float], y: list[int], t: float) -> None:
 probs = st.one_of(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), st.floats(0.0, 1.0, allow_nan=False))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(probs, st.integers(0, 1)), min_size=1, max_size=40))
 def test_temperature_beats_the_reference_grid(rows: list[tuple[float, int]]) -> None:
     p = np.array([r[0] for r in rows])
@@ -163,7 +164,7 @@ def matrices(min_rows: int) -> st.SearchStrategy[np.ndarray]:
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(matrices(2), st.data())
 def test_logistic_gradient_is_zero(x: np.ndarray, data: st.DataObject) -> None:
     y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=len(x), max_size=len(x))), float)
@@ -179,7 +180,7 @@ def test_logistic_gradient_is_zero(x: np.ndarray, data: st.DataObject) -> None:
     assert np.max(np.abs(grad)) <= 1e-9
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(matrices(1), st.data())
 def test_ridge_gradient_is_zero(x: np.ndarray, data: st.DataObject) -> None:
     y = np.array(data.draw(st.lists(st.sampled_from([0, 1 / 3, 2 / 3, 1]), min_size=len(x), max_size=len(x))))
@@ -228,7 +229,7 @@ def test_isotonic_by_hand() -> None:
     assert fit_isotonic(np.array([2.0, 2.0]), np.array([0.0, 1.0])) == Isotonic((2.0,), (0.5,))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=25))
 def test_isotonic_matches_brute_force(rows: list[tuple[int, int]]) -> None:
     x = [r[0] / 2 for r in rows]

@@ -1,4 +1,4 @@
-"""Calibrators as SQL (SPEC §11), run by DuckDB, against hand-computed confidences; and the
+"""Calibrators as SQL (docs/calibration.md), run by DuckDB, against hand-computed confidences; and the
 calibration metrics through the warehouse's macros."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.calibration.artifact import Calibrator, Isotonic, Linear, Temperature
 from riskcov.calibration.fit import fit_isotonic, fit_logistic
 from riskcov.calibration.metrics import auroc, before_after, calibration_metrics
@@ -128,7 +129,7 @@ knots = (
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(knots, st.data())
 def test_isotonic_is_numpy_interp(
     con: duckdb.DuckDBPyConnection, xs: list[float], data: st.DataObject
@@ -153,7 +154,7 @@ def test_isotonic_is_numpy_interp(
     assert got == np.clip(np.interp(points, xs, ys), 0.0, 1.0).tolist()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.floats(0.05, 10), st.lists(st.floats(0, 1), min_size=1, max_size=8))
 def test_temperature_matches_the_formula(con: duckdb.DuckDBPyConnection, t: float, ps: list[float]) -> None:
     cal = Calibrator("temperature_scaling", (), "correctness", Temperature(t))

@@ -1,4 +1,4 @@
-"""rc_coverage_at_risks (SPEC §4 Coverage@Risk) straight on the macro: for every block
+"""rc_coverage_at_risks (docs/metrics.md Coverage@Risk) straight on the macro: for every block
 (series, replicate) and every distinct alpha of an unsorted list with repeats, the point of the
 largest plateau whose selective risk <= alpha, or NULLs when none qualifies; one row per block
 and alpha. Risks of -infinity and NULL, NULL coverages and thresholds included (BI users call
@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.resources import resource_dir
 
 # risks drawn from a few values and the alphas themselves, so ties with an alpha are common
@@ -63,7 +64,7 @@ def oracle(rows: list[tuple[Any, ...]], alphas: list[float]) -> list[tuple[Any, 
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=blocks(), alphas=ALPHAS)
 def test_each_alpha_gets_the_last_point_within_it(con, rows, alphas):
     con.execute(

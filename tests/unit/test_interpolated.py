@@ -1,4 +1,4 @@
-"""The dominant points of SPEC §9.3 (numpy, all blocks at once) against Andrew's monotone chain."""
+"""The dominant points of docs/metrics.md (numpy, all blocks at once) against Andrew's monotone chain."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.metrics.interpolated import dominant
 
 
@@ -36,7 +37,7 @@ def _block() -> st.SearchStrategy[list[tuple[int, int]]]:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(_block(), min_size=1, max_size=6))
 def test_dominant_points_are_the_monotone_chain_hull(blocks):
     block = np.concatenate([np.full(len(b), i) for i, b in enumerate(blocks)]).astype(np.int64)

@@ -34,6 +34,7 @@ def test_same_seed_same_rows_other_seed_other_rows(gen):
     assert gen.make_columns(seed=1, samples=50) != gen.make_columns(seed=2, samples=50)
 
 
+@pytest.mark.slow  # regenerates the whole shipped example (docs/testing.md)
 def test_shipped_example_is_the_generator_output(gen, tmp_path):
     out = tmp_path / "again.parquet"
     assert gen.main([str(out)]) == 0

@@ -1,4 +1,4 @@
-"""OOD acceptance at a fixed ID coverage, DAR and AUROC (SPEC §10) against direct oracles."""
+"""OOD acceptance at a fixed ID coverage, DAR and AUROC (docs/risk-control.md) against direct oracles."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.errors import InputError, UsageError
 from riskcov.ood import auroc, dar_at_thresholds, fpr_at_95_tpr, id_threshold, ood_at_id_coverage
 
@@ -37,7 +38,7 @@ def accept(conf, abst, tau):
     return float(Fraction(hits, len(conf)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ident=domain(), ood=domain(), targets=st.lists(st.sampled_from(TARGETS), min_size=1, max_size=4))
 def test_ood_at_id_coverage_follows_spec(ident, ood, targets):
     rows = ood_at_id_coverage(*ident, *ood, targets)
@@ -82,16 +83,16 @@ def test_every_id_sample_abstained_accepts_nothing():
     }
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(ident=domain(), ood=domain())
 def test_fpr_at_95_tpr_is_ood_acceptance_at_95_percent(ident, ood):
     kept = ident[0][~ident[1]]
-    # SPEC's 1 - c in doubles (0.05000000000000004), as for every other target
+    # the documented 1 - c in doubles (0.05000000000000004), as for every other target
     tau = float(np.quantile(kept, 1 - 0.95)) if kept.size else None
     assert fpr_at_95_tpr(*ident, *ood) == accept(*ood, tau)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     ident=domain(),
     ood=domain(),
@@ -148,7 +149,7 @@ def pairwise_auroc(ident, ood):
     return float(wins / (len(ids) * len(oods)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ident=domain(min_size=0), ood=domain(min_size=0))
 def test_auroc_macro_matches_pairwise_counting(con, ident, ood):
     assert auroc(con, *ident, *ood) == pairwise_auroc(ident, ood)

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov import ood
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.ingest import ingest_file
-from riskcov.warehouse import open_warehouse
 
 COLUMNS = (
     "method, seed, split, csf, id_coverage_target, threshold, id_coverage_actual, ood_accept_rate, "
@@ -47,7 +48,8 @@ def _ingest(wh: Path, folder: Path, method: str, id_rows, ood_rows) -> None:
         ingest_file(con, path)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow  # an ingest into a warehouse per example (docs/testing.md)
+@settings(max_examples=examples(50), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(id_rows=domain, ood_rows=domain)
 def test_view_equals_numpy_quantile_rows(warehouse, tmp_path, id_rows, ood_rows):
     if all(a for _, a in id_rows):

@@ -1,4 +1,4 @@
-"""rc_cells (SPEC §4) straight on the macro: one row per series, participant and distinct
+"""rc_cells (docs/metrics.md) straight on the macro: one row per series, participant and distinct
 confidence with its counts and loss sum, its plateau (the dense rank of the confidence, most
 confident first, abstentions last) and whether another participant's cell has the same
 confidence, against a plain-Python oracle; NULL confidences (abstained units) included."""
@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sql_support import rc_macro_connection
+
+from hypothesis_profiles import examples
 
 CONFIDENCE = st.none() | st.sampled_from([0.9, 0.5, 0.25, -1.0])
 ROW = st.tuples(st.integers(0, 2), st.integers(0, 4), CONFIDENCE, st.integers(0, 3))
@@ -46,7 +48,7 @@ def oracle(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(ROW, min_size=1, max_size=25))
 def test_cells_plateaus_and_shared_match_the_oracle(con: duckdb.DuckDBPyConnection, rows) -> None:
     con.execute(

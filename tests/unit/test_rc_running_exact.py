@@ -1,4 +1,4 @@
-"""rc_totals / rc_points (SPEC §4, issue 8) on integer and continuous losses, straight on the
+"""rc_totals / rc_points (docs/metrics.md, issue 8) on integer and continuous losses, straight on the
 macros: every working point's k and loss sum equal a Fraction-exact oracle (integer losses:
 exactly; continuous ones: within 2 ulps, or 2^-400 for sums below ~1e-140), for the point
 estimate and weighted replicates, with both rc_running paths in one call; and no bit changes
@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sql_support import rc_macro_connection
+
+from hypothesis_profiles import examples
 
 CONTINUOUS = st.sampled_from([0.1, 0.37, 1 / 3, 1e-9, 0.0, 2.5]) | st.floats(0.0, 1e3, allow_subnormal=False)
 
@@ -110,7 +112,8 @@ def _dropped(con: duckdb.DuckDBPyConnection) -> Fraction:
     return n * u1 / Fraction(2) ** (2 * w)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # the working-point macros on many replicates per example (docs/testing.md)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=scored_rows(), seed=st.integers(0, 2**32 - 1))
 # found by hypothesis: 7e-103 beside 0.1 is below the limbs' unit, so its point's sum is 0.0
 @example(

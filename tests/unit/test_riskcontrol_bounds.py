@@ -1,4 +1,4 @@
-"""The binomial tail and the p-values of SPEC §10 against exact arithmetic.
+"""The binomial tail and the p-values of docs/risk-control.md against exact arithmetic.
 
 Rational quantities (the binomial tail) are summed exactly with Fraction over the exact
 value of the double p; the Hoeffding terms go through 50-digit decimal exp/ln.
@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol.bounds import (
     binom_cdf,
@@ -64,7 +65,7 @@ def dec(x: Fraction) -> Decimal:
 
 
 def exact_h(a: Fraction, b: Fraction) -> Decimal:
-    """SPEC's h(a, b) with 0·ln 0 = 0, in 50-digit decimals."""
+    """The documented h(a, b) with 0·ln 0 = 0, in 50-digit decimals."""
     first = Decimal(0) if a == 0 else dec(a) * (dec(a) / dec(b)).ln()
     second = Decimal(0) if a == 1 else dec(1 - a) * (dec(1 - a) / dec(1 - b)).ln()
     return first + second
@@ -113,7 +114,7 @@ def test_binom_cdf_complement_identity_at_large_n(n, p):
         assert total == pytest.approx(1.0, abs=1e-14), (k, total)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(n=st.integers(1, 3000), p=st.floats(0.001, 0.999), data=st.data())
 def test_binom_cdf_is_monotone_in_k_and_p(n, p, data):
     k = data.draw(st.integers(0, n - 1))

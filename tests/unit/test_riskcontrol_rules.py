@@ -1,4 +1,4 @@
-"""Threshold rules of SPEC §10 against brute-force oracles written from the SPEC text.
+"""Threshold rules of docs/risk-control.md against brute-force oracles written from its text.
 
 Losses are drawn on a dyadic grid (0, 1/4, ..., 1) so every float sum is exact and the
 oracles can use Fractions without an ulp of disagreement with the code under test.
@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol.bounds import p_value
 from riskcov.riskcontrol.rules import (
@@ -48,7 +49,7 @@ def samples(draw, losses=DYADIC, max_n=40):
 
 
 def oracle_points(conf, loss, abst):
-    """SPEC §4: one point per distinct confidence, everything at or above it accepted."""
+    """docs/metrics.md: one point per distinct confidence, everything at or above it accepted."""
     kept = [(c, Fraction(x)) for c, x, a in zip(conf, loss, abst, strict=True) if not a]
     levels = sorted({c for c, _ in kept}, reverse=True)
     return [
@@ -84,7 +85,7 @@ def oracle_certify(points, n, alpha, delta, bound, procedure, g_count):
     return chosen, cands, ps
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=samples())
 def test_working_points_follow_spec_4(data):
     pts = working_points(*data)
@@ -95,7 +96,7 @@ def test_working_points_follow_spec_4(data):
     assert pts.n_total == len(data[0])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=samples(), g_count=st.integers(1, 30))
 def test_candidates_follow_spec(data, g_count):
     pts = working_points(*data)
@@ -112,7 +113,7 @@ def test_candidates_double_comparison_is_the_exact_one():
             assert candidates(coverage, g_count).tolist() == expected, (n, g_count)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     data=samples(losses=[0.0, 1.0]),
     alpha=st.sampled_from(ALPHAS),
@@ -138,12 +139,12 @@ def test_certify_follows_spec(data, alpha, delta, g_count, bound, procedure):
         assert got.risk == float(loss / k)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
 def test_uncertified_is_coverage_at_risk(data, alpha):
     pts = working_points(*data)
     oracle = oracle_points(*data)
-    # §4: the largest coverage whose selective risk (a double, L / k) <= alpha
+    # docs/metrics.md: the largest coverage whose selective risk (a double, L / k) <= alpha
     ok = [j for j, (_, k, loss) in enumerate(oracle) if float(loss) / k <= alpha]
     got = uncertified(pts, alpha)
     assert got.index == (ok[-1] if ok else None)
@@ -159,7 +160,7 @@ def con():
     connection.close()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
 def test_uncertified_agrees_with_the_sql_macro(con, data, alpha):
     pts = working_points(*data)
@@ -185,7 +186,7 @@ def test_uncertified_agrees_with_the_sql_macro(con, data, alpha):
     assert rows == ([] if j == 0 else [(got.coverage if got.index is not None else None, got.threshold)])
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
 def test_crc_follows_spec(data, alpha):
     pts = working_points(*data)
@@ -212,7 +213,7 @@ def test_crc_boundary_is_exact():
     assert crc(pts, 3 / 8).index == 1
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=samples(), threshold=st.one_of(st.none(), st.integers(-1, 9).map(lambda i: i / 8)))
 def test_apply_follows_spec(data, threshold):
     conf, loss, abst = data
@@ -318,7 +319,7 @@ def test_violation_summary_by_hand():
     assert violation_summary(rows, 0.09, "crc")["num_violations"] == 1
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     risks=st.lists(st.tuples(st.sampled_from(DYADIC), st.sampled_from(DYADIC)), max_size=12),
     alpha=st.sampled_from(ALPHAS),

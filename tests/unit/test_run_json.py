@@ -93,7 +93,7 @@ def test_gt_is_accepted_exactly_when_it_is_a_score(v):
 )
 def test_float_signals_keep_their_value(key, v):
     lo, hi = RANGES.get(key, (-float("inf"), float("inf")))
-    if v is not None and not lo <= v <= hi:  # a bounded scale (SPEC §2): refused
+    if v is not None and not lo <= v <= hi:  # a bounded scale (docs/formats.md): refused
         with pytest.raises(InputError) as info:
             parse_doc(run_doc(signal=(key, v)))
         assert str(info.value).endswith(f"item_signals.Sleep.{key} = {v!r} is not in 1..5 or null")

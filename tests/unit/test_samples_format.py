@@ -1,4 +1,4 @@
-"""Per-sample tables (SPEC §9): staging values, defaults, cluster order, loss sources, and errors."""
+"""Per-sample tables (docs/formats.md): staging values, defaults, cluster order, loss sources, and errors."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_the_worked_example_of_spec_9_stages_exactly(tmp_path: Path) -> None:
     assert (staged.n_rows, staged.numeric_clusters) == (5, True)
     assert staged.columns == ("sample_id", "confidence", "correct")
     assert not (staged.has_prob or staged.has_cluster or staged.has_abstained or staged.has_label)
-    # the staged rows give SPEC §9's working points (plateaus share their running sums)
+    # the staged rows give docs/formats.md's working points (plateaus share their running sums)
     points = con.sql("""SELECT DISTINCT count(*) OVER w / 5, sum(s.loss) OVER w / count(*) OVER w,
             sum(s.loss) OVER w / 5 FROM staged_samples s JOIN staged_scores c USING (sample_id)
         WINDOW w AS (ORDER BY c.confidence DESC RANGE UNBOUNDED PRECEDING) ORDER BY 1""").fetchall()

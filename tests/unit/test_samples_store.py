@@ -1,4 +1,4 @@
-"""Per-sample rows as stored (SPEC §9): `fill` writes what a plain reading of the file gives, in
+"""Per-sample rows as stored (docs/formats.md): `fill` writes what a plain reading of the file gives, in
 storage order, whichever way the rows are laid out (the staged table as read, a sorted copy,
 or one INSERT per table for many experiments)."""
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from riskcov.errors import UsageError
 from riskcov.scoring.user_csf import (
     CompiledExpression,
@@ -318,7 +319,7 @@ def _grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 SOUP = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=10).map(" ".join)
 
 
-@settings(max_examples=400, deadline=None, database=None,
+@settings(max_examples=examples(400), deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(st.one_of(SOUP, st.recursive(LEAVES, _grow, max_leaves=8)))
 def test_any_text_is_refused_in_one_line_or_prints_closed_sql_that_runs(con, text):

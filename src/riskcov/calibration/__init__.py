@@ -1,4 +1,4 @@
-"""Calibration of confidence scoring functions (SPEC §11).
+"""Calibration of confidence scoring functions (docs/calibration.md).
 
 `fit` fits temperature scaling, logistic/Platt, ridge and isotonic calibrators with numpy;
 `artifact` reads and writes calibrator JSON in the reference evaluator's format; `to_sql`

@@ -1,4 +1,4 @@
-"""Calibrator artifacts (SPEC §11): read and validate one, write ours.
+"""Calibrator artifacts (docs/calibration.md): read and validate one, write ours.
 
 The format is the reference evaluator's (ai-psychiatrist: `scripts/train_confidence_calibrator.py`
 writes `method`, `features`, `target` and `model`; `scripts/calibrate_verbalized_confidence.py`
@@ -281,7 +281,7 @@ def _model_json(model: Model) -> dict[str, Any]:
 def to_json(
     cal: Calibrator, *, fitted_on: FittedOn, metrics: Mapping[str, float | int | None]
 ) -> dict[str, Any]:
-    """Our artifact: SPEC §11's fields, plus `fitted_on` and `metrics`.
+    """Our artifact: docs/calibration.md's fields, plus `fitted_on` and `metrics`.
 
     >>> cal = Calibrator("temperature_scaling", ("token_msp",), "correctness", Temperature(1.5))
     >>> doc = to_json(cal, fitted_on=FittedOn("r1", "ab", "few_shot", 40), metrics={"nll_after": 0.5})

@@ -1,9 +1,11 @@
-"""`riskcov calibrate`: fit a calibrator on the predicted items of one experiment (SPEC §11),
+"""`riskcov calibrate`: fit a calibrator on the predicted items of one experiment
+(docs/calibration.md), or on the non-abstained samples of a per-sample experiment
+(riskcov.calibration.samples),
 report its metrics, store it in `calibrators` and write its artifact, in one transaction."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,8 @@ class CalibrateOptions:
     features: list[str]
     target: str = "correctness"
     output: Path | None = None
+    # a per-sample run's experiment: --experiment-method, --experiment-seed, --split, --domain
+    criteria: dict[str, list[str]] = field(default_factory=dict)
 
     def check(self) -> tuple[Method, Target]:
         """Usage errors before any work is done; the artifact's method and target."""
@@ -54,6 +58,19 @@ class CalibrateOptions:
         return METHODS[self.method], self.target
 
 
+def experiment_criteria(
+    method: str | None, seed: str | int | None, split: str | None, domain: str | None
+) -> dict[str, list[str]]:
+    """CalibrateOptions.criteria from a per-sample experiment's fields (None: not chosen); every
+    flag is offered, so an ambiguous run names the ones that choose.
+
+    >>> experiment_criteria(None, 3, "cal", None)["--experiment-seed"]
+    ['3']
+    """
+    fields = {"--method": method, "--experiment-seed": seed, "--split": split, "--domain": domain}
+    return {flag: [] if v is None else [str(v)] for flag, v in fields.items()}
+
+
 @dataclass(frozen=True)
 class Calibrated:
     """What `calibrate` produced: the stored id, the artifact and where it was written."""
@@ -62,6 +79,8 @@ class Calibrated:
     sha256: str
     artifact: dict[str, Any]
     path: Path | None
+    experiment: str = ""  # what it was fitted on, as messages name it
+    per_sample: bool = False
 
 
 def _rows(
@@ -82,7 +101,7 @@ def _rows(
                 f"--features {f}: run {inp.run_id}, {inp.describe()} has no predicted item with signal {f}"
             )
     cols = ", ".join(f"{feature_sql(f, normalise=normalise)} AS f{j}" for j, f in enumerate(features))
-    # SPEC §11: temperature scaling of verbalized confidence leaves out items where it is null
+    # docs/calibration.md: temperature scaling of verbalized confidence leaves out items where it is null
     skip_null = (
         " AND s.verbalized_confidence IS NOT NULL"
         if normalise and features == ["verbalized_confidence"]
@@ -105,18 +124,22 @@ def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibra
     """Fit, measure, store and write; nothing is kept when anything fails."""
     method, target = opts.check()
     with transaction(con):
-        (inp,) = resolve(con, [opts.input], {"--mode": [opts.mode] if opts.mode else []})
+        criteria = {"--mode": [opts.mode] if opts.mode else [], **opts.criteria}
+        (inp,) = resolve(con, [opts.input], criteria)
         if inp.per_sample:
-            raise UsageError(f"--input {opts.input}: calibrate fits on PHQ-8 runs (item signals)")
-        pred, gt, x = _rows(con, inp, opts.features, method)
-        y = target_values(pred, gt, target)
+            from riskcov.calibration.samples import sample_rows
+
+            x, y, outcome = sample_rows(con, inp, opts.features, target)
+        else:
+            pred, gt, x = _rows(con, inp, opts.features, method)
+            y = target_values(pred, gt, target)
+            # ECE/NLL/Brier need a 0/1 outcome: near_correct for that target, else correctness
+            outcome = target_values(pred, gt, "near_correct" if target == "near_correct" else "correctness")
         try:
             cal = fit(method, opts.features, target, x, y)
         except InputError as exc:
             raise InputError(f"run {inp.run_id}, {inp.describe()}: {exc}") from exc
         after = evaluate(con, cal, x)  # the SQL that evaluate runs, not a numpy twin of it
-        # ECE/NLL/Brier need a 0/1 outcome: near_correct for that target, else correctness
-        outcome = target_values(pred, gt, "near_correct" if target == "near_correct" else "correctness")
         if x.shape[1] == 1:
             metrics = before_after(con, x[:, 0], after, outcome)
         else:
@@ -133,4 +156,4 @@ def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibra
                 opts.output.write_text(text(doc), encoding="utf-8")
             except OSError as exc:
                 raise InputError(f"--output {opts.output}: cannot write: {exc.strerror}") from exc
-    return Calibrated(cid, sha, doc, opts.output)
+    return Calibrated(cid, sha, doc, opts.output, inp.describe(), inp.per_sample)

@@ -1,4 +1,4 @@
-"""Fitting calibrators (SPEC §11) with numpy alone, each to full precision.
+"""Fitting calibrators (docs/calibration.md) with numpy alone, each to full precision.
 
 - temperature scaling: the binary NLL of sigmoid(z·u), z = logit(clip(p)), u = 1/T, is convex in
   u, so its minimiser over T ∈ [0.05, 10] is the root of the derivative in u ∈ [0.1, 20], found

@@ -1,4 +1,4 @@
-"""A calibrator as ONE SQL expression, so the warehouse runs it like every other CSF (SPEC §11).
+"""A calibrator as ONE SQL expression, so the warehouse runs it like every other CSF (docs/calibration.md).
 
 Literals are cast to DOUBLE from their repr (DuckDB would read 0.4 as DECIMAL; repr round-trips
 the float exactly), and each formula follows the reference's order of operations:

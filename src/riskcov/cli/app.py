@@ -16,7 +16,7 @@ from riskcov.errors import RiskcovError, UsageError
 try:  # typer >= 0.25 vendors click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 except ImportError:  # pragma: no cover - older typer on real click
-    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef]
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
 from typer.core import TyperGroup
 
 coercion.install()  # typer's option values without pydantic where they are plain
@@ -90,6 +90,11 @@ class _NotWritten:
 NOT_WRITTEN = _NotWritten()
 
 
+class ExitAfterWriting(typer.Exit):
+    """A command's exit code after it stored part of its work (ingest: the good files of a
+    bad batch): unlike a plain typer.Exit, @publishes still refreshes the snapshot."""
+
+
 def err(message: str) -> None:
     """One line on stderr."""
     typer.echo(f"error: {message}", err=True)
@@ -138,17 +143,18 @@ def interrupted_query(exc: BaseException) -> bool:
 def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
     """Opt a writing command into the BI snapshot: one line, `@publishes` under `@guarded`.
 
-    Adds --no-publish; once the command has finished (an exit code of its own included: ingest
-    stores the good files of a bad batch) publishes the snapshot of its `warehouse` argument,
-    unless --no-publish, RISKCOV_PUBLISH=0, or the command returned NOT_WRITTEN (e.g. a --list).
-    An error raised by the command itself (nothing stored) publishes nothing."""
+    Adds --no-publish; once the command has finished having changed the warehouse publishes
+    the snapshot of its `warehouse` argument, unless --no-publish or RISKCOV_PUBLISH=0. A
+    command that changed nothing returns NOT_WRITTEN (e.g. a --list, an unchanged ingest); an
+    error, or an exit code of the command's own, publishes nothing, except ExitAfterWriting
+    (ingest stores the good files of a bad batch)."""
     from riskcov.publish import auto_publish_enabled
 
     @functools.wraps(fn)
     def wrapper(*args: Any, no_publish: bool = False, **kwargs: Any) -> None:
         try:
             outcome = fn(*args, **kwargs)
-        except typer.Exit:
+        except ExitAfterWriting:
             if auto_publish_enabled(no_publish):
                 _publish_after(kwargs.get("warehouse"))
             raise
@@ -167,8 +173,9 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
 
 def _publish_after(warehouse: Path | None) -> None:
     from riskcov.errors import PublishError, PublishInterrupted
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
     from riskcov.publish import publish_snapshot, resolve_target
-    from riskcov.warehouse import open_warehouse, resolve_path
+    from riskcov.warehouse import resolve_path
 
     stale = "the warehouse is updated but the BI snapshot is not"
     try:

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 
 def _show(value: object) -> str:
@@ -21,14 +21,29 @@ def calibrate(
         str, typer.Option("--input", help="Run file (ingested on the fly) or an ingested run_id.")
     ],
     method: Annotated[str, typer.Option(help="temperature, platt, logistic or isotonic.")],
-    features: Annotated[str, typer.Option(help="Signal names, comma-separated, e.g. token_msp.")],
+    features: Annotated[
+        str,
+        typer.Option(
+            help="Signal names, comma-separated, e.g. token_msp; of a per-sample run its score "
+            "columns by CSF name (confidence, msp, ...) and prob."
+        ),
+    ],
     mode: Annotated[str | None, typer.Option(help="Experiment mode of the run.")] = None,
+    split: Annotated[
+        str | None, typer.Option(help="Per-sample experiment split to fit on, e.g. cal.", show_default=False)
+    ] = None,
+    experiment_method: Annotated[
+        str | None, typer.Option(help="Per-sample experiment method (--method is the calibrator's).")
+    ] = None,
+    experiment_seed: Annotated[str | None, typer.Option(help="Per-sample experiment seed.")] = None,
+    domain: Annotated[str | None, typer.Option(help="Per-sample experiment domain, id or ood.")] = None,
     target: Annotated[str, typer.Option(help="correctness, near_correct or loss.")] = "correctness",
     output: Annotated[Path | None, typer.Option(help="Also write the calibrator JSON here.")] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Fit a calibrator (SPEC §11) on one experiment's predicted items and store it."""
-    from riskcov.calibration.command import CalibrateOptions
+    """Fit a calibrator (docs/calibration.md) on one experiment's predicted items, or a
+    per-sample split's samples, and store it."""
+    from riskcov.calibration.command import CalibrateOptions, experiment_criteria
     from riskcov.calibration.command import calibrate as fit_and_store
 
     opts = CalibrateOptions(
@@ -38,15 +53,18 @@ def calibrate(
         features=[f.strip() for f in features.split(",")],
         target=target,
         output=output,
+        criteria=experiment_criteria(experiment_method, experiment_seed, split, domain),
     )
     opts.check()  # usage errors before the warehouse is opened
     with open_warehouse(warehouse) as con:
         done = fit_and_store(con, opts)
     doc = done.artifact
     fitted = doc["fitted_on"]
+    where = done.experiment if done.per_sample else f"mode {fitted['mode'] or '-'}"
+    units = "samples" if done.per_sample else "items"
     typer.echo(
         f"calibrator {done.calibrator_id}: {doc['method']} of {', '.join(doc['features'])} "
-        f"(target {doc['target']}) on run {fitted['run']}, mode {fitted['mode'] or '-'}, {fitted['n']} items"
+        f"(target {doc['target']}) on run {fitted['run']}, {where}, {fitted['n']} {units}"
     )
     if done.path is not None:
         typer.echo(f"written to {done.path}")

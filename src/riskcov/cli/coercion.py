@@ -1,9 +1,9 @@
 """Option values without pydantic where the answer is plain (issue 12: start-up).
 
 typer >= 0.25 coerces every option that is not a boolean flag through a pydantic TypeAdapter
-built on first use; importing pydantic and building the adapters costs ~0.15 s of each CLI
-call, although riskcov's options are only str, int, float, Path and lists of those. Here the
-values whose result is beyond doubt (a str option given a str, a default already of its
+built on first use; importing pydantic and building the adapters is a large share of each
+CLI call's start-up, although riskcov's options are only str, int, float, Path and lists of
+those. Here the values whose result is beyond doubt (a str option given a str, a default already of its
 type, an integer or decimal written plainly, a path that is already in normal form) are
 coerced directly, to the same value and type as typer's own coercion returns; every other
 value, and any annotation not listed, goes to typer's coercion (pydantic) unchanged, so its

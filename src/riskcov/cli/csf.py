@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 csf_app = typer.Typer(no_args_is_help=True, help="Your own confidence functions, as SQL expressions.")
 app.add_typer(csf_app, name="csf")
@@ -20,10 +20,10 @@ def add(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Store a CSF; it is usable in evaluate (by name, in all, in secondary:) and v_metrics."""
-    from riskcov.scoring import user_csf_store
+    from riskcov.evaluation import user_csfs
 
     with open_warehouse(warehouse) as con:
-        csf = user_csf_store.add(con, name, expression)
+        csf = user_csfs.add(con, name, expression)
     typer.echo(f"added csf {name}: {csf.expression}")
 
 
@@ -46,8 +46,8 @@ def list_(warehouse: WarehouseOpt = None) -> None:
 @publishes
 def remove(name: str, warehouse: WarehouseOpt = None) -> None:
     """Delete a stored CSF (evaluations that used it keep their rows)."""
-    from riskcov.scoring import user_csf_store
+    from riskcov.evaluation import user_csfs
 
     with open_warehouse(warehouse) as con:
-        user_csf_store.remove(con, name)
+        user_csfs.remove(con, name)
     typer.echo(f"removed csf {name}")

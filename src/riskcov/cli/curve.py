@@ -17,7 +17,7 @@ from riskcov.cli.selection import (
     SplitsOpt,
     criteria,
 )
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 
 @app.command()

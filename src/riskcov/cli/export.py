@@ -6,8 +6,9 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.export import check_format, export_tables
-from riskcov.warehouse import open_warehouse, resolve_path
+from riskcov.warehouse import resolve_path
 
 
 @app.command()

@@ -6,10 +6,19 @@ from typing import Annotated, Any
 
 import typer
 
-from riskcov.cli.app import WarehouseOpt, app, err, guarded, publishes, stderr_bar
+from riskcov.cli.app import (
+    NOT_WRITTEN,
+    ExitAfterWriting,
+    WarehouseOpt,
+    app,
+    err,
+    guarded,
+    publishes,
+    stderr_bar,
+)
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.formats import IngestOptions
 from riskcov.ingest import expand_paths, ingest_paths
-from riskcov.warehouse import open_warehouse
 
 
 @app.command()
@@ -46,7 +55,7 @@ def ingest(
         typer.Option(help="Per-sample tables: id or ood for rows without a domain column (default id)."),
     ] = None,
     warehouse: WarehouseOpt = None,
-) -> None:
+) -> object:
     """Validate run files and load them, one transaction per file."""
     files = expand_paths(paths)
     sizes = {p: p.stat().st_size if p.is_file() else 0 for p in files}
@@ -67,8 +76,10 @@ def ingest(
             typer.echo(f"{r.status} {r.path}: {r.message}")
     if not files:
         err("no run files found")
+    stored = any(r.status in ("ingested", "replaced") for r in results)
     if not files or any(r.status == "error" for r in results):
-        raise typer.Exit(1)
+        raise ExitAfterWriting(1) if stored else typer.Exit(1)
+    return None if stored else NOT_WRITTEN  # all unchanged: no snapshot is due
 
 
 def _tracker(

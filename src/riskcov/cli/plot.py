@@ -19,7 +19,7 @@ from riskcov.cli.selection import (
     criteria,
 )
 from riskcov.errors import UsageError
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 
 @app.command()
@@ -57,8 +57,8 @@ def plot(
             raise UsageError("--ci needs --input: an artifact holds no replicate curves")
         plotting.plot_artifact(from_artifact, output)
     else:
+        from riskcov.evaluation.curves import check, plot_run
         from riskcov.options import Options
-        from riskcov.report.curves import check
 
         if not inputs:
             raise UsageError("give --input RUN (once, or twice to compare) or --from-artifact A.json")
@@ -75,7 +75,7 @@ def plot(
         plotting.check_output(output)
         plotting.require_matplotlib()
         with open_warehouse(warehouse) as con:
-            plotting.plot_run(con, opts, confidence or [], ci, output)
+            plot_run(con, opts, confidence or [], ci, output)
     typer.echo(f"wrote {output}")
 
 

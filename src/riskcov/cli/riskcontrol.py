@@ -1,4 +1,4 @@
-"""`riskcov risk-control`, `riskcov ood` and `riskcov compare` (seed 004's suite, SPEC §10)."""
+"""`riskcov risk-control`, `riskcov ood` and `riskcov compare` (docs/risk-control.md)."""
 
 from pathlib import Path
 from typing import Annotated, Any
@@ -7,7 +7,7 @@ import typer
 
 from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes
 from riskcov.errors import UsageError
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 InputsOpt = Annotated[
     list[str] | None,
@@ -151,7 +151,7 @@ def compare(
     output: OutputOpt = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Seed 004's comparison table: one row per method, mean ± std over its seeds."""
+    """The method comparison table: one row per method, mean ± std over its seeds."""
     from riskcov.riskcontrol import compare as cmp
     from riskcov.riskcontrol import render
 

@@ -6,8 +6,9 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import NOT_WRITTEN, WarehouseOpt, app, guarded, publishes
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.runs import list_runs
-from riskcov.warehouse import open_warehouse, resolve_path
+from riskcov.warehouse import resolve_path
 
 
 @app.command()

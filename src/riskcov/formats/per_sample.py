@@ -1,4 +1,4 @@
-"""The per-sample table format (SPEC §9) behind the `formats` interface: `stage_samples`
+"""The per-sample table format (docs/formats.md) behind the `formats` interface: `stage_samples`
 validates the file into temp tables; `fill` moves them into `samples` and `sample_scores`
 under the experiment ids the orchestrator drew, one experiment per (method, seed, split,
 domain)."""
@@ -31,7 +31,11 @@ def parse(
         path,
         SampleDefaults(method=options.method, seed=options.seed, split=options.split, domain=options.domain),
     )
-    run_id = options.run_id or path.stem
+    return parsed_run(staged, options.run_id or path.stem)
+
+
+def parsed_run(staged: StagedSamples, run_id: str) -> ParsedRun:
+    """The run of staged per-sample rows (a file's, or the Python API's in-memory data)."""
     experiments = [
         ExperimentRecord(
             index=i, loss_kind="given", method=e.method, seed=e.seed, split=e.split, domain=e.domain

@@ -1,4 +1,4 @@
-"""Per-sample tables (SPEC §9): read a CSV, Parquet or JSONL file, validate it, stage it.
+"""Per-sample tables (docs/formats.md): read a CSV, Parquet or JSONL file, validate it, stage it.
 
 `stage_samples` reads the file with DuckDB's own readers (CSV cells all as text, so every type
 decision and message is ours, not the sniffer's; a Parquet file is read in place), checks the
@@ -9,7 +9,7 @@ row, then leftmost column) as one line, and only then lays the rows out for `fil
 - `staged_samples`: one row per sample, with its experiment (method, seed, split, domain),
   `row_number` (1-based data row of the file), `sample_index` (0-based, file order within
   its experiment), `sample_id`, `cluster` and `cluster_no` (dense rank 1..C of the cluster
-  within its experiment: numeric order for an integer column, else text order; SPEC §5's
+  within its experiment: numeric order for an integer column, else text order; docs/metrics.md's
   sorted participants), `abstained`, `loss`, `label`, `prediction`, `prob`;
 - `staged_scores`: one row per sample and score column (`confidence` is CSF `confidence`,
   `confidence_<name>` is CSF `<name>`); NULL for an abstained sample, whatever the file says.
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -204,15 +205,7 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[list[Source], str
             for n, t, *_ in found
         )
         reader = f"read_json({json_args}, auto_detect = false, columns = {{{spec}}})"
-    described = con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()
-    sources, select = [], []
-    for i, (name, duck_type, *_) in enumerate(described):
-        ident = '"' + name.replace('"', '""') + '"'
-        kind = _kind(duck_type)
-        if kind == TEXT and duck_type != "VARCHAR":
-            ident = f"({ident} ->> '$')" if duck_type == "JSON" else f"CAST({ident} AS VARCHAR)"
-        select.append(f"{ident} AS c{i}")
-        sources.append(Source(name, f"c{i}", kind))
+    sources, select = typed_columns(con, reader)
     if fmt == "Parquet":
         select.append("file_row_number + 1 AS row_number")
         reader = f"read_parquet({p}, file_row_number = true)"
@@ -220,6 +213,25 @@ def _read(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[list[Source], str
         return sources, "row_number"
     con.execute(f"CREATE TEMP TABLE {RAW} AS SELECT {', '.join(select)} FROM {reader}")
     return sources, _row_number(con)
+
+
+def typed_columns(
+    con: duckdb.DuckDBPyConnection, reader: str, renames: dict[str, str] | None = None
+) -> tuple[list[Source], list[str]]:
+    """The columns of `reader` (SQL of a table function or a relation name) as Sources c0, c1,
+    ... of RAW and the SELECT list making them: typed columns kept, anything else as text.
+    `renames`: a column read under another name (the Python API's `correct="is_right"`)."""
+    described = con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()
+    renames = renames or {}
+    sources, select = [], []
+    for i, (name, duck_type, *_) in enumerate(described):
+        ident = '"' + name.replace('"', '""') + '"'
+        kind = _kind(duck_type)
+        if kind == TEXT and duck_type != "VARCHAR":
+            ident = f"({ident} ->> '$')" if duck_type == "JSON" else f"CAST({ident} AS VARCHAR)"
+        select.append(f"{ident} AS c{i}")
+        sources.append(Source(renames.get(name, name), f"c{i}", kind))
+    return sources, select
 
 
 def _row_number(con: duckdb.DuckDBPyConnection) -> str:
@@ -277,32 +289,52 @@ def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDe
         )
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    if path.stat().st_size == 0:
+        raise InputError(f"{path}: no data rows")
+
+    def read() -> tuple[list[Source], str]:
+        try:
+            return _read(con, path)
+        except duckdb.Error as exc:
+            raise InputError(f"{path}: unreadable {_FORMATS[path.suffix.lower()]}: {_reason(exc)}") from None
+
+    return stage(con, path, read, defaults, path.stem, is_csv=path.suffix.lower() == ".csv")
+
+
+def stage(
+    con: duckdb.DuckDBPyConnection,
+    label: Path,
+    read: Callable[[], tuple[list[Source], str]],
+    defaults: SampleDefaults,
+    default_method: str,
+    *,
+    is_csv: bool = False,
+) -> StagedSamples:
+    """`stage_samples` once the source is known: `read` creates RAW and returns its columns and
+    the SQL of its row number; `label` names the source in messages (a file, or the Python
+    API's `data`); `default_method` is the method of rows without a method column."""
+    drop(con, *_STAGED)
     kept_order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone() == (True,)
     try:
         if not kept_order:  # row numbers are the raw table's row ids: its rows must keep file order
             con.execute("SET preserve_insertion_order = true")
-        if path.stat().st_size == 0:
-            raise InputError(f"{path}: no data rows")
-        try:
-            sources, row_number = _read(con, path)
-        except duckdb.Error as exc:
-            raise InputError(f"{path}: unreadable {_FORMATS[path.suffix.lower()]}: {_reason(exc)}") from None
+        sources, row_number = read()
         counted = con.execute(f"SELECT count(*) FROM {RAW}").fetchone()
         n_rows = int(counted[0]) if counted else 0
         if n_rows == 0:
-            raise InputError(f"{path}: no data rows")
-        plan = plan_columns(path, sources)
-        numeric, key = _cluster_order(con, plan, path.suffix.lower() == ".csv")
+            raise InputError(f"{label}: no data rows")
+        plan = plan_columns(label, sources)
+        numeric, key = _cluster_order(con, plan, is_csv)
         d = defaults
         experiment = {
-            "method": literal(d.method if d.method is not None else path.stem),
+            "method": literal(d.method if d.method is not None else default_method),
             "seed": f"CAST({d.seed or 0} AS BIGINT)",
             "split": literal(d.split or "test"),
             "domain": literal(d.domain or "id"),
         }
         con.execute(typed_sql(plan, experiment, key, row_number))
         drop(con, RAW)
-        _raise_first_problem(con, path, plan)
+        _raise_first_problem(con, label, plan)
         found = experiments(con)
         layout = rows_in_order(con, tuple(plan.csfs), numeric)
         inspection_views(con, layout, "cluster_key" if numeric else "cluster")
@@ -314,7 +346,7 @@ def stage_samples(con: duckdb.DuckDBPyConnection, path: Path, defaults: SampleDe
         if not kept_order:
             con.execute("SET preserve_insertion_order = false")
     return StagedSamples(
-        path=path,
+        path=label,
         n_rows=n_rows,
         csfs=tuple(plan.csfs),
         loss_source=plan.loss_source,

@@ -1,4 +1,4 @@
-"""SQL for one column of a per-sample table (SPEC §9): its typed value and what is wrong with it.
+"""SQL for one column of a per-sample table (docs/formats.md): its typed value and what is wrong with it.
 
 A source column reaches these builders in one of four kinds: `text` (every CSV cell, every
 string, and a JSON column whose values mix types), `int`, `float` or `bool` (typed Parquet and
@@ -153,7 +153,7 @@ def parse(role: str, src: Source) -> str:
 
 
 def id_key(src: Source) -> str:
-    """SQL for the numeric sort key of an integer id column (its participants' order, SPEC §5)."""
+    """SQL for the numeric sort key of an integer id column (its participants' order, docs/metrics.md)."""
     return f"TRY_CAST({src.sql} AS HUGEINT)"
 
 

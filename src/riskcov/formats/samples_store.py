@@ -1,4 +1,4 @@
-"""Per-sample rows in storage order (SPEC §9): from the validated TYPED table to `samples` and
+"""Per-sample rows in storage order (docs/formats.md): from the validated TYPED table to `samples` and
 `sample_scores`, with as few passes over the rows as the file allows.
 
 The warehouse keeps a run's rows in (experiment, file order) for `samples` and (experiment,
@@ -12,7 +12,7 @@ Beyond `SLICED_MAX` experiments, one INSERT per table over ORDERED replaces the 
 block (the scores then take one sort).
 
 Per-sample ids are mostly distinct, where DuckDB's dictionary+FSST string compression buys
-little and costs ~0.4 us per value (2 CPU-s per 5 M ids, for sample_id and again for cluster):
+little and costs time on every value (for sample_id and again for cluster):
 `store` writes with that method disabled, so those columns are stored plain. The values stored
 are the same either way.
 """

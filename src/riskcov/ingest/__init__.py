@@ -116,6 +116,25 @@ def _store(
         materialise.refresh(con, _insert_experiments(con, run))
 
 
+def store_run(
+    con: duckdb.DuckDBPyConnection,
+    source: Path,
+    sha: str,
+    run: ParsedRun,
+    *,
+    replace: bool,
+    own_transaction: bool = True,
+) -> None:
+    """Insert a parsed run (a file's or in-memory data's); a failure is an InputError naming
+    `source` and the run."""
+    try:
+        _store(con, source, sha, run, replace=replace, own_transaction=own_transaction)
+    except InputError as exc:
+        raise InputError(f"{source}: run {run.run_id}: {exc}") from None
+    except duckdb.ConstraintException as exc:
+        raise InputError(f"{source}: run {run.run_id}: {str(exc).splitlines()[0]}") from None
+
+
 def ingest_file(
     con: duckdb.DuckDBPyConnection,
     path: Path,
@@ -139,19 +158,14 @@ def ingest_file(
     if same:
         return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
     run = fmt.parse(con, path, data, options)
-    del data  # the file's bytes (447 MiB for 100,000 participants) are not needed while storing
+    del data  # the file's bytes (hundreds of MiB for a large run) are not needed while storing
     old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
         raise InputError(
             f"{path}: run_id {run.run_id} is already ingested from {old[0]} with other content; "
             "riskcov ingest --replace swaps it"
         )
-    try:
-        _store(con, path, sha, run, replace=bool(old), own_transaction=own_transaction)
-    except InputError as exc:
-        raise InputError(f"{path}: run {run.run_id}: {exc}") from None
-    except duckdb.ConstraintException as exc:
-        raise InputError(f"{path}: run {run.run_id}: {str(exc).splitlines()[0]}") from None
+    store_run(con, path, sha, run, replace=bool(old), own_transaction=own_transaction)
     return IngestResult(
         path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.summary}"
     )
@@ -178,4 +192,4 @@ def ingest_paths(
     return results
 
 
-__all__ = ["IngestResult", "delete_run", "expand_paths", "ingest_file", "ingest_paths"]
+__all__ = ["IngestResult", "delete_run", "expand_paths", "ingest_file", "ingest_paths", "store_run"]

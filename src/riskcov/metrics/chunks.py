@@ -27,7 +27,19 @@ import duckdb
 
 from riskcov.db import one, one_thread
 
-SHARED = ("eval_scored", "eval_cells", "eval_harmonic", "eval_series", "eval_people", "eval_losses")
+SHARED = (
+    "eval_scored",
+    "eval_cells",
+    "eval_harmonic",
+    "eval_series",
+    "eval_people",
+    "eval_losses",
+    # plateau_stream.TABLES: what the sort-once path stored once, in its stored order
+    "eval_stream_cells",
+    "eval_group_cells",
+    "eval_stream_people",
+    "eval_stream_losses",
+)
 _names = itertools.count(1)
 Chunk = TypeVar("Chunk")
 

@@ -69,7 +69,7 @@ class BandCollector:
                     arr[s.index] = arr[s.computed]
 
     def bands(self) -> dict[tuple[str, int], Band]:
-        """(csf, input number) -> its band: SPEC §5 percentile intervals (undefined replicates
+        """(csf, input number) -> its band: docs/metrics.md percentile intervals (undefined replicates
         dropped) of the replicates' values at each grid coverage."""
         out: dict[tuple[str, int], Band] = {}
         for s in self.series:

@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 
 from riskcov.db import one, single_threaded
-from riskcov.metrics import curve_grid, interpolated
+from riskcov.metrics import curve_grid, interpolated, plateau_stream
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 
@@ -183,26 +183,36 @@ def compute(
     alphas: list[float],
     estimator: str,
     curve_points: int | None = None,
+    stream: tuple[plateau_stream.Plan, tuple[Any, Any, Any]] | None = None,
 ) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`
-    (and, with `curve_points`, replicate 0's curve sampled at that many coverages)."""
+    (and, with `curve_points`, replicate 0's curve sampled at that many coverages). With
+    `stream` (plateau_stream.plan's plan and the chunk's sample rows as loaded), the working
+    points come from the cells sorted once when every block is exact."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
         arr = res.scalars.setdefault(name, np.full(shape, np.nan))
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE eval_totals AS "
-        "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
-    )
+    if stream is not None:  # eval_totals and the oracle's runs (eval_runs) without a join
+        weights = plateau_stream.totals(con, *stream)
+        summary = "rc_summary_runs('eval_losses', 'eval_runs'"
+    else:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE eval_totals AS "
+            "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
+        )
+        summary = "rc_summary_of('eval_losses', 'eval_samples'"
     exact = one(con.execute("SELECT coalesce(bool_and(exact), true) FROM eval_totals"))
     running = "rc_running_exact" if exact and exact[0] else "rc_running"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
+    if stream is not None and running == "rc_running_exact":
+        plateau_stream.points(con, stream[0], weights)
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,
-        "SELECT * FROM rc_summary_of('eval_losses', 'eval_samples', 'eval_points', 'eval_totals',"
-        " 'eval_harmonic', ?, ?)",
+        f"SELECT * FROM {summary}, 'eval_points', 'eval_totals', 'eval_harmonic', ?, ?)",
         [area_c, estimator],
     )
     for name in SUMMARY:

@@ -1,4 +1,4 @@
-"""Achievable AURC (SPEC §4): the lower convex hull of the working points, integrated by the
+"""Achievable AURC (docs/metrics.md): the lower convex hull of the working points, integrated by the
 same SQL as every other area (rc_running gives the hull points their predecessors' values)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 
 
 def hull_indices(coverage: list[float], risk: list[float]) -> list[int]:
-    """Indices of the lower convex hull of the working points (monotone chain, SPEC §4):
+    """Indices of the lower convex hull of the working points (monotone chain, docs/metrics.md):
     a point is dropped when the turn it makes is clockwise or within 1e-10 of collinear.
 
     >>> hull_indices([0.25, 0.375, 0.5], [1.0, 0.9, 0.2])

@@ -1,4 +1,4 @@
-"""fd-shifts' achievable AURC with non-linear interpolation (SPEC §9.3), for every replicate.
+"""fd-shifts' achievable AURC with non-linear interpolation (docs/metrics.md), for every replicate.
 
 Which working points count is decided here (the dominant points of a 0/1-loss series, found
 in numpy for all replicates at once); the area itself is the `rc_interpolated` macro's.
@@ -52,7 +52,7 @@ def dominant(block: IntArray, a: IntArray, errors: IntArray) -> BoolArray:
 
 
 def _candidates(con: duckdb.DuckDBPyConnection, estimator: str) -> str:
-    """The plateau points SPEC §9.3 speaks of, whatever the estimator: under the item estimators
+    """The plateau points docs/metrics.md speaks of, whatever the estimator: under the item estimators
     eval_points has a point per item (ties broken by key), and a plateau's point is the last
     item point of its confidence."""
     if estimator == "plateau-trapezoid":

@@ -1,4 +1,4 @@
-"""The metrics artifact of SPEC §6: assembled from engine results, written as strict JSON."""
+"""The metrics artifact of docs/formats.md: assembled from engine results, written as strict JSON."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from riskcov.metrics.engine import Results
 from riskcov.report.keys import DELTAS, WITH_CI, grid_key
 from riskcov.scoring.scored import Series
 
-# the artifact's curve arrays (SPEC §6)
+# the artifact's curve arrays (docs/formats.md)
 CURVE_KEYS = ("coverage", "selective_risk", "generalized_risk", "threshold")
 
 
@@ -39,9 +39,9 @@ def series_metrics(
     alphas: list[float],
     bootstrap: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """METRICS of SPEC §6 for one series (bootstrap: {seed, n_resamples} or None)."""
+    """METRICS of docs/formats.md for one series (bootstrap: {seed, n_resamples} or None)."""
     sc, i = res.scalars, s.index
-    point = {k.key: _value(sc[k.key], i) for k in WITH_CI}  # None: undefined (SPEC §9.3)
+    point = {k.key: _value(sc[k.key], i) for k in WITH_CI}  # None: undefined (docs/metrics.md)
     v = {key: x for key, x in point.items() if x is not None}
     curve = {k: res.curves[i][k] for k in CURVE_KEYS}
     achievable = res.achievable.get(i, 0.0)  # no hull: no working point (K = 0)

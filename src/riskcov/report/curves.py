@@ -1,16 +1,12 @@
-"""RC curves as plot lines: from an artifact, from stored evaluation rows, or evaluated afresh
-(the same SQL as `riskcov evaluate`, with optional bootstrap bands), for plots and reports."""
+"""RC curves as plot lines, from an artifact or from stored evaluation rows, for plots and
+reports (lines evaluated afresh, with bootstrap bands: riskcov.evaluation.curves)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
 
-import duckdb
-
-from riskcov.errors import UsageError
-from riskcov.metrics.curve_band import Band, BandCollector
-from riskcov.options import Options
+from riskcov.metrics.curve_band import Band
 
 
 @dataclass
@@ -77,44 +73,6 @@ def lines_from_artifact(art: dict[str, Any]) -> list[Line]:
         for k, name in enumerate(names):
             m = entry[f"input_{k}"]
             lines.append(_line(f"{csf} · {name}", m["curve"], m["cmax"]))
-    return lines
-
-
-def check(opts: Options, ci: bool) -> None:
-    """Usage errors of a plot (`opts.bootstrap_resamples` only counts with `ci`), before any work."""
-    if ci and opts.bootstrap_resamples < 2:
-        raise UsageError(f"--ci needs --bootstrap-resamples >= 2, not {opts.bootstrap_resamples}")
-    if ci and opts.estimator != "plateau-trapezoid":
-        raise UsageError(f"--ci: bootstrap bands need --estimator plateau-trapezoid, not {opts.estimator}")
-    replace(opts, bootstrap_resamples=opts.bootstrap_resamples if ci else 0).check()
-
-
-def evaluated_lines(
-    con: duckdb.DuckDBPyConnection, opts: Options, confidences: list[str], ci: bool
-) -> list[Line]:
-    """Evaluate once per --confidence value and return its lines (with bands when `ci`); the
-    warehouse is left as it was (inputs ingested on the fly are rolled back)."""
-    from riskcov.evaluate import run
-
-    check(opts, ci)
-    lines: list[Line] = []
-    seen: set[str] = set()
-    con.execute("BEGIN TRANSACTION")
-    try:
-        for confidence in confidences or ["default"]:
-            one = replace(
-                opts, confidence=confidence, bootstrap_resamples=opts.bootstrap_resamples if ci else 0
-            )
-            collector = BandCollector(one.bootstrap_resamples + 1) if ci else None
-            art = run(con, one, after_chunk=collector).artifact
-            bands = collector.bands() if collector else {}
-            for key, line in zip(line_keys(art), lines_from_artifact(art), strict=True):
-                if line.label not in seen:
-                    seen.add(line.label)
-                    line.band = bands.get(key)
-                    lines.append(line)
-    finally:
-        con.execute("ROLLBACK")
     return lines
 
 

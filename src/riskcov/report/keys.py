@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class MetricKey:
-    """A scalar of SPEC §6 METRICS. `field` is set when the number sits inside an object
+    """A scalar of docs/formats.md METRICS. `field` is set when the number sits inside an object
     (aurc_at_c.value); `delta_rank` / `summary_rank` order the paired deltas and console rows
     (None: not shown there)."""
 
@@ -20,7 +20,7 @@ class MetricKey:
     summary_rank: int | None = None
 
 
-# in the artifact's CI order (SPEC §6 keys first, then the extra ones)
+# in the artifact's CI order (docs/formats.md keys first, then the extra ones)
 SCALARS = (
     MetricKey("aurc_full", "AURC", delta_rank=0, summary_rank=1),
     MetricKey("augrc_full", "AUGRC", delta_rank=1, summary_rank=2),
@@ -32,7 +32,7 @@ SCALARS = (
     MetricKey("eaurc", "excess AURC", summary_rank=6),
     MetricKey("eaugrc", "excess AUGRC"),
     MetricKey("aurc_achievable", "AURC achievable", ci=False, summary_rank=7),
-    # fd-shifts' conventions (SPEC §9.3); the population optimum is None unless losses are 0/1
+    # fd-shifts' conventions (docs/metrics.md); the population optimum is None unless losses are 0/1
     MetricKey("aurc_optimal_population", "AURC optimal (population)"),
     MetricKey("eaurc_population", "excess AURC (population)"),
     MetricKey("aurc_achievable_interpolated", "AURC achievable (interpolated)"),

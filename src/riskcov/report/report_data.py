@@ -44,7 +44,7 @@ def sort_rows(rows: list[Row]) -> list[Row]:
 
 
 def load_artifact(path: Path) -> dict[str, Any]:
-    """A metrics artifact (SPEC §6, schema_version "1") read from `path`."""
+    """A metrics artifact (docs/formats.md, schema_version "1") read from `path`."""
     try:
         art = json.loads(path.read_text())
     except OSError as exc:

@@ -190,7 +190,7 @@ def plain(art: dict[str, Any], artifact_path: str | None) -> str | None:
 
 
 def show(art: dict[str, Any], artifact_path: str | None) -> None:
-    """Print the summary on stdout: without rich (and its ~50 ms import) when stdout is not a
+    """Print the summary on stdout: without rich (and its slow import) when stdout is not a
     terminal and `plain` can draw it byte for byte as rich would, else with rich."""
     text = None
     out = sys.stdout
@@ -260,3 +260,28 @@ def _ranking(art: dict[str, Any], names: list[str], ci_note: str) -> Table:
             cells.append(_fmt(d["delta"], d["ci95"] if boot > 0 else None))
         table.add_row(*cells)
     return table
+
+
+def html(art: dict[str, Any]) -> str:
+    """The summary's lines and tables as HTML (a notebook cell's display of an evaluation).
+
+    >>> "<table" in html_blocks(["a < b", Table("t", [("metric", False)], [["AURC"]])])
+    True
+    """
+    return html_blocks(blocks(art, None))
+
+
+def html_blocks(parts: list[str | Table]) -> str:
+    """`blocks` as HTML: a line is a paragraph, a table a table with its title as caption."""
+    from html import escape
+
+    out = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(f"<p>{escape(part)}</p>")
+            continue
+        head = "".join(f"<th>{escape(h)}</th>" for h, _ in part.columns)
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in part.rows)
+        caption = f'<caption style="text-align:left">{escape(part.title)}</caption>'
+        out.append(f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return '<div class="riskcov-summary">' + "".join(out) + "</div>"

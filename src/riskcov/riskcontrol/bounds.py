@@ -1,4 +1,4 @@
-"""The exact binomial lower tail and the p-values for "risk > alpha" of SPEC §10.
+"""The exact binomial lower tail and the p-values for "risk > alpha" of docs/risk-control.md.
 
 Every p-value takes the *loss sum* of the k accepted samples (not its mean), so the
 binomial bounds can read an integer error count from it without a float product k·r̂.
@@ -124,7 +124,7 @@ def binom_cdf(k_successes: int, n: int, p: float) -> float:
 
     Each term is accurate to about 1e-15 relative (1e-13 at the edge of underflow) and
     the sum is correctly rounded (math.fsum), so the tail holds that accuracy for any n
-    the memory allows (k + 1 terms; n = 10^6 takes ~0.1 s).
+    the memory allows (k + 1 terms).
 
     >>> round(binom_cdf(0, 3, 0.5), 15), binom_cdf(-1, 3, 0.5), binom_cdf(3, 3, 0.5)
     (0.125, 0.0, 1.0)

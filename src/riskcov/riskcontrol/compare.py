@@ -1,4 +1,4 @@
-"""`riskcov compare`: seed 004's comparison table, one row per method — empirical
+"""`riskcov compare`: the method comparison table, one row per method — empirical
 Coverage@Risk(alpha) on test, the certified violation rate, OOD acceptance at fixed ID
 coverages and AURC (the macros behind v_metrics), each over the method's seeds."""
 

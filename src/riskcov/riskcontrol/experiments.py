@@ -1,6 +1,6 @@
-"""What the seed-004 commands read: `--input` runs resolved to their per-sample experiments,
+"""What the risk-control commands read: `--input` runs resolved to their per-sample experiments,
 keyed by (method, seed, split, domain), one confidence column chosen, and one experiment's
-samples as arrays (SPEC §9, §10)."""
+samples as arrays (docs/formats.md, docs/risk-control.md)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def resolve(con: duckdb.DuckDBPyConnection, specs: list[str], methods: list[str]
             [run_id],
         ).fetchall()
         if any(kind != "given" for _, kind, *_ in rows):
-            raise InputError(f"--input {spec}: run {run_id} is a PHQ-8 run, not a per-sample run (SPEC §9)")
+            raise InputError(f"--input {spec}: run {run_id} is a PHQ-8 run, not a per-sample run")
         found += [
             Experiment(int(e), run_id, Key(str(m), int(s), str(sp), str(d))) for e, _, m, s, sp, d in rows
         ]

@@ -1,4 +1,4 @@
-"""`riskcov ood` (SPEC §10): per method and seed, the ID and OOD experiments of one split
+"""`riskcov ood` (docs/risk-control.md): per method and seed, the ID and OOD experiments of one split
 compared through `riskcov.ood` (acceptance at fixed ID coverage, DAR at thresholds, AUROC,
 FPR@95%TPR), per method the mean ± std over seeds; the rows are stored with the options."""
 

@@ -1,4 +1,4 @@
-"""Text forms of the seed-004 documents: rich console tables, and compare's markdown and CSV.
+"""Text forms of the risk-control documents: rich console tables, and compare's markdown and CSV.
 
 >>> pct(0.6531, 0.0212)
 '65.3 ± 2.1%'

@@ -1,6 +1,6 @@
-"""Threshold rules of SPEC §10 on one experiment's cal working points, applied on test.
+"""Threshold rules of docs/risk-control.md on one experiment's cal working points, applied on test.
 
-A rule picks a cal working point (SPEC §4: one per distinct confidence, most confident
+A rule picks a cal working point (docs/metrics.md: one per distinct confidence, most confident
 first) and its confidence becomes the test threshold; `None` means accept nothing.
 
 >>> pts = working_points(np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.0, 0.0, 1.0, 1.0]),
@@ -117,7 +117,7 @@ def _check_samples(confidences: FloatArray, losses: FloatArray, abstained: BoolA
 
 
 def working_points(confidences: FloatArray, losses: FloatArray, abstained: BoolArray) -> Points:
-    """SPEC §4's working points of per-sample arrays (abstained samples only count in N).
+    """docs/metrics.md's working points of per-sample arrays (abstained samples only count in N).
 
     >>> working_points(np.array([0.5, 0.9, 0.5]), np.array([1.0, 0.0, 0.0]),
     ...                np.array([False, False, True])).k_cum.tolist()
@@ -157,7 +157,7 @@ def _choice(
 def candidates(coverage: FloatArray, n_candidates: int) -> IntArray:
     """For g = 1..G the first point with coverage ≥ g/G; duplicates and targets > Cmax dropped.
 
-    Compared in doubles, k/N ≥ g/G as SPEC writes it: both sides are correctly rounded
+    Compared in doubles, k/N ≥ g/G as docs/risk-control.md writes it: both sides are correctly rounded
     quotients, and two distinct ones differ by ≥ 1/(N·G), more than an ulp while
     N·G < 2^53, so the double comparison is the exact rational one.
 
@@ -209,7 +209,7 @@ def certify(
 
 
 def uncertified(points: Points, alpha: float) -> Choice:
-    """Empirical Coverage@Risk(alpha) on cal (SPEC §4): the last point with L/k ≤ alpha in doubles.
+    """Empirical Coverage@Risk(alpha) on cal (docs/metrics.md): the last point with L/k ≤ alpha in doubles.
 
     The same division and comparison as the SQL macro rc_coverage_at_risk, so the two agree.
 
@@ -281,7 +281,7 @@ def violation_summary(
     """Violation rate of one (method, alpha, rule) group over its seeds, with a row per seed.
 
     A seed violates when its test risk > alpha; for rule `crc` the generalized risk is the one
-    compared (SPEC §10). With a margin m, `num_violations_margin` counts risk > alpha·(1 + m).
+    compared (docs/risk-control.md). With a margin m, `num_violations_margin` counts risk > alpha·(1 + m).
     Means and standard deviations are population ones (ddof 0); None without seeds.
 
     >>> s = violation_summary([SeedOutcome(1, 0.5, 0.2, 0.1), SeedOutcome(2, 0.7, 0.1, 0.07)],

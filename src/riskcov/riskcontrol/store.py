@@ -1,4 +1,4 @@
-"""The `command_runs` ledger of the seed-004 commands (migrations/0004_risk_control.sql)."""
+"""The `command_runs` ledger of the risk-control commands (migrations/0004_risk_control.sql)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`riskcov risk-control` (SPEC §10): per method and seed, the certified, uncertified and CRC
+"""`riskcov risk-control` (docs/risk-control.md): per method and seed, the certified, uncertified and CRC
 thresholds fit on the cal split and applied on the test split, and per (method, alpha, rule)
 the violation rate over the seeds; the rows are stored with the command's options."""
 

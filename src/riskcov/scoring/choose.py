@@ -1,5 +1,5 @@
 """The CSFs a PHQ-8 evaluation's `--confidence` names, beyond the registry's: the user's stored
-CSFs, `sql:EXPR`, and the calibrated ones of SPEC §11 (`--calibration FILE|ID`).
+CSFs, `sql:EXPR`, and the calibrated ones of docs/calibration.md (`--calibration FILE|ID`).
 
 Every choice is SQL over `item_signals AS s` (a calibrator too: riskcov.calibration.to_sql), so
 the point estimate and every bootstrap replicate run the same SQL as every built-in CSF.
@@ -44,7 +44,7 @@ def _finite(name: str, expr: str) -> str:
 
 
 def _lacking(cal: Calibrator, expr: str) -> str:
-    """`calibrated`'s problem SQL: a feature no item of the experiment has (SPEC §11 gives a
+    """`calibrated`'s problem SQL: a feature no item of the experiment has (docs/calibration.md gives a
     missing key of one item its default, but a feature the whole run lacks is an error)."""
     whens = [
         f"WHEN NOT EXISTS (SELECT 1 FROM item_signals AS x WHERE x.experiment_id = i.experiment_id"
@@ -128,3 +128,50 @@ def choose(con: duckdb.DuckDBPyConnection, selector: str, calibration: str | Non
     else:
         chosen = csf.get(selector, user)
     return Choice([chosen], calibration=ref, user_sql=chosen.problem is not None)
+
+
+def choose_samples(
+    con: duckdb.DuckDBPyConnection, selector: str, calibration: str | None, columns: list[list[str]]
+) -> Choice:
+    """The CSFs of `selector` for per-sample inputs (`columns`: each input's score columns): a
+    score column, `default`/`all`, or with `--calibration` the calibrated CSFs of a calibrator
+    whose features are score columns by CSF name (or `prob`): `calibrated`, `calibrated:<csf>`."""
+    if calibration is None:
+        if _is_calibrated(selector) or selector == "verbalized_calibrated":
+            raise UsageError(f"--confidence {selector} needs --calibration FILE|ID (a calibrator)")
+        chosen, skip = csf.select_samples(selector, columns)
+        return Choice(chosen, skip)
+    if selector not in ("all", "calibrated") and not selector.startswith("calibrated:"):
+        raise UsageError(
+            "--calibration is used on per-sample runs only by --confidence calibrated, "
+            "calibrated:<csf> or all"
+        )
+    from riskcov.calibration.store import resolve
+
+    cal, ref = resolve(con, calibration)
+    if selector == "all":
+        chosen, _ = csf.select_samples(selector, columns)
+        try:
+            chosen.append(_sample_calibrated("calibrated", cal, columns))
+        except UsageError as exc:
+            return Choice(chosen, True, {"calibrated": str(exc)}, ref)
+        return Choice(chosen, True, {}, ref)
+    return Choice([_sample_calibrated(selector, cal, columns)], calibration=ref)
+
+
+def _sample_calibrated(selector: str, cal: Calibrator, columns: list[list[str]]) -> Csf:
+    from riskcov.calibration.artifact import Linear
+    from riskcov.calibration.to_sql import to_sql, value_sql
+    from riskcov.scoring.sample_expressions import column_sql, expression_csf
+
+    if selector == "calibrated":
+        expr = to_sql(cal, {f: column_sql(f) for f in cal.features})
+        return expression_csf(selector, expr, cal.features)
+    inner = selector.removeprefix("calibrated:")
+    if isinstance(cal.model, Linear):
+        raise UsageError(
+            f"--confidence {selector}: a {cal.method} calibrator cannot calibrate one CSF's value "
+            f"(temperature_scaling or isotonic can); {cal.source} is {cal.method}"
+        )
+    csf.select_samples(inner, columns)  # a score column of every input, or the usual error
+    return expression_csf(selector, value_sql(cal, column_sql(inner)), [inner])

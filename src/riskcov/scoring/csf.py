@@ -1,7 +1,8 @@
-"""Confidence scoring functions (SPEC §3): one registry of SQL expressions over `item_signals`.
+"""Confidence scoring functions (docs/metrics.md): one registry of SQL expressions over `item_signals`.
 
-Each CSF is an expression in IEEE double with SPEC's operation order (literals cast to DOUBLE:
-DuckDB would read 0.4 as DECIMAL), because plateaus are decided by exact equality.
+Each CSF is an expression in IEEE double with the operation order of its formula in
+docs/metrics.md (literals cast to DOUBLE: DuckDB would read 0.4 as DECIMAL), because plateaus
+are decided by exact equality.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import numpy as np
 from riskcov.db import one
 from riskcov.scoring.confidences import item_confidences_sql, sample_confidences_sql
 from riskcov.scoring.csf import Csf
+from riskcov.scoring.sample_expressions import expression_confidences_sql, is_column
 from riskcov.selection import Input
 
 
@@ -53,11 +54,12 @@ def build_scored(
                 f"experiment_id = {inp.experiment_id} AND participant_id IN "
                 "(SELECT participant_id FROM eval_participants)"
             )
-            selects.append(
-                sample_confidences_sql(csf.name, labels=labels, where=where)
-                if inp.per_sample
-                else item_confidences_sql(csf, labels=labels, where=f"i.{where}")
-            )
+            if not inp.per_sample:
+                selects.append(item_confidences_sql(csf, labels=labels, where=f"i.{where}"))
+            elif is_column(csf):
+                selects.append(sample_confidences_sql(csf.name, labels=labels, where=where))
+            else:  # computed from the score columns (a calibrator)
+                selects.append(expression_confidences_sql(csf, labels=labels, where=f"u.{where}"))
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_confidences AS "
         + " UNION ALL ".join(

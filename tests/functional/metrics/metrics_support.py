@@ -1,10 +1,11 @@
 """Support for tests/metrics: run-file builders, the golden-file loader, one artifact comparator,
-and a small pure-Python oracle of SPEC §3 (CSFs), §4 (metrics) and §5 (bootstrap).
+and a small pure-Python oracle of docs/metrics.md (CSFs, metrics and the bootstrap).
 
-The oracle is written straight from the SPEC text, item by item, with no SQL and no shortcuts:
-working points by grouping equal confidences, areas by the trapezoid rule over explicit point
-lists, the optimal curve by explicitly ranking items by loss. Only numpy's RandomState and
-percentile are used, because SPEC §5 names them as the protocol.
+The oracle is written straight from the definitions of docs/metrics.md, item by item, with no
+SQL and no shortcuts: working points by grouping equal confidences, areas by the trapezoid
+rule over explicit point lists, the optimal curve by explicitly ranking items by loss. Only
+numpy's RandomState and percentile are used, because docs/metrics.md names them as the
+protocol.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def run_doc(
     experiments: Sequence[tuple[str | None, list[dict[str, Any]]]],
     git_commit: str | None = "c0ffee",
 ) -> dict[str, Any]:
-    """A run JSON document (SPEC §2) with one experiment per (mode, participants)."""
+    """A run JSON document (docs/formats.md) with one experiment per (mode, participants)."""
     exps = []
     for mode, people in experiments:
         prov = {"mode": mode} if mode is not None else {}
@@ -80,7 +81,7 @@ def write_json(path: Path, doc: Any) -> Path:
 
 
 def worked_example_doc() -> dict[str, Any]:
-    """SPEC §7: participant 101 (items 0..2 predicted, llm 2, 2, 1, errors 0, 2, 0), 102 failed."""
+    """docs/metrics.md: participant 101 (items 0..2 predicted, llm 2, 2, 1, errors 0, 2, 0), 102 failed."""
     signals = [{"llm_evidence_count": c, "token_msp": 0.5} for c in (2, 2, 1, 0, 0, 0, 0, 0)]
     p = participant(101, [2, 3, 1, None, None, None, None, None], [2, 1, 1, 0, 0, 0, 0, 0], signals)
     return run_doc("worked01", [("few_shot", [p, failed(102, "mock failure")])], "abc")
@@ -195,7 +196,7 @@ def assert_reference(ref: dict[str, Any], ours: dict[str, Any]) -> None:
     assert_same(ref, ours, exact_keys=False, ignore=REFERENCE_IGNORED)
 
 
-# --------------------------------------------------------------------------- CSFs (SPEC §3)
+# --------------------------------------------------------------------------- CSFs (docs/metrics.md)
 
 LLM, SIM = "llm_evidence_count", "retrieval_similarity_mean"
 BASE_CSFS = sorted(
@@ -215,7 +216,7 @@ BASE_CSFS = sorted(
         "hybrid_consistency",
     ]
 )
-# "required": the key must exist; "null -> error": a null is an error (SPEC §3 + csf.py)
+# "required": the key must exist; "null -> error": a null is an error (docs/metrics.md + csf.py)
 REQUIRED: dict[str, tuple[str, ...]] = {
     "llm": (),
     "total_evidence": (),
@@ -285,7 +286,7 @@ def clamp(x: float) -> float:
 
 
 def csf_value(name: str, sig: dict[str, Any] | None) -> float:
-    """SPEC §3 in IEEE double, operations in the order the table writes them."""
+    """docs/metrics.md in IEEE double, operations in the order the table writes them."""
     parts = _parts(name)
     if parts:
         a, b = csf_value(parts[0], sig), csf_value(parts[1], sig)
@@ -329,7 +330,7 @@ def csf_value(name: str, sig: dict[str, Any] | None) -> float:
     raise KeyError(name)
 
 
-# --------------------------------------------------------------------------- metrics (SPEC §4)
+# --------------------------------------------------------------------------- metrics (docs/metrics.md)
 
 
 @dataclass(frozen=True)
@@ -490,12 +491,12 @@ EPS = 2.220446049250313e-16
 
 
 def binary_losses(units: list[Unit], scale: int) -> bool | None:
-    """SPEC §9.3: are all of a population's losses 0 or 1 (None: it has no predicted item)?"""
+    """docs/metrics.md: are all of a population's losses 0 or 1 (None: it has no predicted item)?"""
     return all(u.loss in (0, scale) for u in units) if units else None
 
 
 def interpolated(units: list[Unit], n: int, scale: int, binary: bool | None) -> float:
-    """fd-shifts' achievable AURC (SPEC §9.3) over the plateau points: for 0/1 losses the
+    """fd-shifts' achievable AURC (docs/metrics.md) over the plateau points: for 0/1 losses the
     lower hull of (0, 0) and (a_j, L_j) in exact integers, then the log-interpolated area."""
     pts = working_points(units, n, scale, "plateau-trapezoid")
     counts = [(p.k, round(p.gen * n)) for p in pts]
@@ -534,7 +535,7 @@ def scalars(
     for name, v in areas(pts, n, cfg.area_c, cfg.estimator).items():
         out[name] = (v, abs(v))
     out["cmax"] = (len(units) / n if n else 0.0, 1.0)
-    # SPEC §4: the same metric (the estimator's rule) on a perfect ranking
+    # docs/metrics.md: the same metric (the estimator's rule) on a perfect ranking
     best = working_points(oracle_units(units), n, cfg.scale, cfg.estimator)
     opt = areas(best, n, cfg.area_c, cfg.estimator)
     for full in ("aurc", "augrc"):
@@ -542,7 +543,7 @@ def scalars(
         assert m is not None
         out[f"{full}_optimal"] = (o, abs(o))
         out[f"e{full}"] = (m - o, abs(m) + abs(o))
-    # SPEC §9.3 (fd-shifts): E = L / N, Cmax = K / N, defined for 0/1 losses only
+    # docs/metrics.md (fd-shifts): E = L / N, Cmax = K / N, defined for 0/1 losses only
     if binary is None:
         binary = binary_losses(units, cfg.scale)
     e = sum(u.loss for u in units) / cfg.scale / n if n else 0.0
@@ -575,7 +576,7 @@ def _tol(v: tuple[float | None, float]) -> Tol | None:
 
 
 def point_metrics(units: list[Unit], n: int, cfg: Config) -> dict[str, Any]:
-    """METRICS of SPEC §6 without bootstrap (filled in by `with_bootstrap`)."""
+    """METRICS of docs/formats.md without bootstrap (filled in by `with_bootstrap`)."""
     sc = scalars(units, n, cfg)
     pts = working_points(units, n, cfg.scale, cfg.estimator)
     aurc, opt, augrc_opt = (sc[k][0] for k in ("aurc_full", "aurc_optimal", "augrc_optimal"))
@@ -633,11 +634,11 @@ def point_metrics(units: list[Unit], n: int, cfg: Config) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- bootstrap (§5)
+# --------------------------------------------------------------------------- bootstrap (docs/metrics.md)
 
 
 def draws(n_participants: int, n_resamples: int, seed: int) -> np.ndarray[Any, Any]:
-    """Row b = the participant indices of replicate b (one randint call, SPEC §5)."""
+    """Row b = the participant indices of replicate b (one randint call, docs/metrics.md)."""
     return np.random.RandomState(seed).randint(0, n_participants, size=(n_resamples, n_participants))
 
 
@@ -704,7 +705,7 @@ def bootstrap_block(
 
 
 def std_error(point: tuple[float | None, float], reps: list[tuple[float | None, float]]) -> Any:
-    """SPEC §5: sample standard deviation (ddof = 1) of the kept replicates, 0 below two."""
+    """docs/metrics.md: sample standard deviation (ddof = 1) of the kept replicates, 0 below two."""
     if point[0] is None:
         return None
     kept = [v for v, _ in reps if v is not None]

@@ -1,4 +1,4 @@
-"""Calibration end to end (SPEC §11): hand-written calibrator files applied with exact
+"""Calibration end to end (docs/calibration.md): hand-written calibrator files applied with exact
 confidences, `riskcov calibrate` → `evaluate --calibration` against a pure-Python oracle, and
 every refusal with its exact line (the warehouse unchanged)."""
 
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from metrics_support import Unit, areas, participant, run_doc, working_points, write_json
 
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.scoring.choose import choose
 from riskcov.scoring.confidences import item_confidences_sql
-from riskcov.warehouse import open_warehouse
 
 ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
 PIDS = list(range(1, 13))
@@ -53,7 +53,7 @@ def setup(tmp_path: Path, run_cli: Any) -> tuple[Path, Path]:
     return wh, run
 
 
-# ---- a pure-Python oracle of SPEC §11 ------------------------------------------------------------
+# ---- a pure-Python oracle of docs/calibration.md --------------------------------------------------------
 
 
 def sigmoid(z: float) -> float:
@@ -521,9 +521,9 @@ def test_all_adds_the_calibrated_variants_only_with_a_calibration(setup, tmp_pat
 
 
 @pytest.mark.parametrize("seeds", ["1", "1,2"], ids=["one-experiment", "several-experiments"])
-def test_calibrate_refuses_a_per_sample_run_without_pointing_at_flags_it_lacks(tmp_path, run_cli, seeds):
-    """calibrate has no per-sample selection flags (its --method is the calibrator's), so a
-    per-sample run is refused as such, whether or not it has several experiments."""
+def test_calibrate_on_a_per_sample_run_names_its_score_columns_and_its_experiments(tmp_path, run_cli, seeds):
+    """A per-sample run's features are its score columns; a run of several experiments is
+    chosen by the per-sample flags calibrate offers (--experiment-seed, ...)."""
     wh = tmp_path / "w.duckdb"
     rows = "".join(f"{sid},0.{k + 5},1,{seed}\n" for seed in seeds.split(",") for k, sid in enumerate("ab"))
     (tmp_path / "ps.csv").write_text("sample_id,confidence,correct,seed\n" + rows)
@@ -532,7 +532,11 @@ def test_calibrate_refuses_a_per_sample_run_without_pointing_at_flags_it_lacks(t
         ["calibrate", "--input", "ps", "--method", "isotonic", "--features", "llm", "--warehouse", wh]
     )
     expected = {
-        "1": "error: --input ps: calibrate fits on PHQ-8 runs (item signals)\n",
-        "1,2": "error: --input ps: run ps is a per-sample run; this command reads PHQ-8 runs\n",
+        "1": (
+            1,
+            "error: --features llm: run ps, experiment method ps, seed 1, split test, domain id has no "
+            "score column llm (its CSFs: confidence; confidence_<name> columns are CSF <name>)\n",
+        ),
+        "1,2": (2, "error: --input ps: run ps has 2 experiments; choose one with --experiment-seed (1, 2)\n"),
     }[seeds]
-    assert (res.exit_code, res.stderr) == (2, expected)
+    assert (res.exit_code, res.stderr) == expected

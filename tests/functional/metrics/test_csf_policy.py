@@ -1,4 +1,4 @@
-"""SPEC §3: each confidence function's policy for a null or missing signal, its error line,
+"""docs/metrics.md: each confidence function's policy for a null or missing signal, its error line,
 the skipping under `--confidence all`, and CSF values checked bit for bit on the curve."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ ERRORS = [
     ("secondary:verbalized+token_msp:product", "token_msp", "null"),
     ("secondary:llm+retrieval_similarity_max:average", "retrieval_similarity_max", "missing"),
 ]
-# (csf, signal, state): replaced by the SPEC's default, no error
+# (csf, signal, state): replaced by the documented default, no error
 FINE = [
     ("llm", LLM, "missing"),
     ("total_evidence", LLM, "missing"),
@@ -385,7 +385,7 @@ def test_every_base_csf_value_is_the_spec_formula_in_ieee_double(evaluate) -> No
 
 
 def test_hand_computed_values(evaluate) -> None:
-    """A few values written out from the SPEC table without the helper."""
+    """A few values written out from the table of docs/metrics.md without the helper."""
     r, art = evaluate(values_doc(), "all")
     assert r.exit_code == 0
     thr = {n: set(m["curve"]["threshold"]) for n, m in art["confidence_variants"].items()}

@@ -1,6 +1,6 @@
-"""fd-shifts' conventions as named metrics (SPEC §9.3) and the calibration of `prob` (SPEC
-§10) on per-sample runs: the worked example by hand, abstentions, continuous losses, and the
-bootstrap CIs against the pure-Python oracle of metrics_support."""
+"""fd-shifts' conventions as named metrics and the calibration of `prob` (docs/metrics.md) on
+per-sample runs: the worked example by hand, abstentions, continuous losses, and the bootstrap
+CIs against the pure-Python oracle of metrics_support."""
 
 from __future__ import annotations
 

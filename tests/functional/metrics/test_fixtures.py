@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from metrics_support import FIXTURES, assert_reference, load_cases
 
+from shared_folder import missing
+
 if not (FIXTURES / "manifest.json").is_file():
-    pytest.skip(f"{FIXTURES} is not available", allow_module_level=True)
+    missing(FIXTURES / "manifest.json", module=True)
 
 CASES = load_cases()
 

@@ -1,5 +1,5 @@
 """Property tests: random small runs through `riskcov.evaluate.run`, every artifact number
-compared with the pure-Python oracle of metrics_support.py (SPEC §3-§6), rel 1e-12.
+compared with the pure-Python oracle of metrics_support.py (docs/metrics.md, docs/formats.md), rel 1e-12.
 
 Runs have 1-8 participants (some failed, ids in any order and sign), many abstentions, small
 integer evidence counts (ties, so plateaus), token_msp floats (some outside [0, 1], clamped),
@@ -10,7 +10,6 @@ of 1, 3 or all), under the three estimators, single and paired.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -34,11 +33,12 @@ from metrics_support import (
     write_json,
 )
 
+from hypothesis_profiles import examples
 from riskcov.evaluate import Options, run
-from riskcov.warehouse import open_warehouse
+from riskcov.evaluation.prepared_warehouse import open_warehouse
 
-# RISKCOV_PROPERTY_EXAMPLES=500 for a longer hunt; the default keeps the suite fast
-EXAMPLES = int(os.environ.get("RISKCOV_PROPERTY_EXAMPLES", "40"))
+# HYPOTHESIS_PROFILE=thorough for a longer hunt (docs/testing.md)
+EXAMPLES = examples(40)
 SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -171,6 +171,7 @@ def check_single(
                 )
 
 
+@pytest.mark.slow  # whole evaluations per example (docs/testing.md)
 @SETTINGS
 @given(
     data=st.data(),
@@ -232,6 +233,7 @@ def paired_runs(draw: st.DrawFn) -> tuple[dict[str, Any], bool]:
     return doc, intersection_only
 
 
+@pytest.mark.slow  # whole evaluations per example (docs/testing.md)
 @settings(SETTINGS, max_examples=max(1, EXAMPLES * 3 // 4))
 @given(pair=paired_runs(), setup=configs(), seed=st.integers(0, 2**32 - 1))
 def test_paired_inputs_match_the_oracle(

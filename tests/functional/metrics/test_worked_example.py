@@ -1,4 +1,4 @@
-"""SPEC §7 by hand, under the three estimators.
+"""docs/metrics.md by hand, under the three estimators.
 
 Participant 101: items 0..2 predicted with llm_evidence_count 2, 2, 1 and absolute errors
 0, 2, 0; items 3..7 abstain. Participant 102 failed. Loss abs: N = 8, K = 3.
@@ -83,7 +83,7 @@ def test_plateau_trapezoid_whole_artifact(evaluate, tmp_path: Path) -> None:
                 "eaurc": 5 / 16,
                 "eaugrc": 3 / 64,
                 "aurc_achievable": 17 / 48,  # two points: the hull is the curve itself
-                # SPEC §9.3: losses 0, 0, 2 are not 0/1, so no population optimum, and every
+                # docs/metrics.md: losses 0, 0, 2 are not 0/1, so no population optimum, and every
                 # plateau point counts: E = 1/4 up to 1/4, then E(c)/c from (1/4, 1/4) to (3/8, 1/4)
                 "aurc_optimal_population": None,
                 "eaurc_population": None,

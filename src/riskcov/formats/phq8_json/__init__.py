@@ -1,4 +1,4 @@
-"""The PHQ-8 run JSON format (SPEC §2): `parse(con, path, data, options) -> ParsedRun`."""
+"""The PHQ-8 run JSON format (docs/formats.md): `parse(con, path, data, options) -> ParsedRun`."""
 
 from riskcov.formats.phq8_json.parse import parse
 from riskcov.formats.phq8_json.validate import FORMAT_NAME, ITEMS, NULL_MASKED, SIGNALS

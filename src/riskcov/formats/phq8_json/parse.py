@@ -1,4 +1,4 @@
-"""The PHQ-8 run JSON of SPEC §2: load the document strictly, walk its experiments, and name
+"""The PHQ-8 run JSON of docs/formats.md: load the document strictly, walk its experiments, and name
 the file, experiment, participant and field of the first problem."""
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from riskcov.formats.phq8_json.validate import (
     show,
 )
 
-# the progress at which a stage ends: shares of a file's ingest time, measured on a
-# 10,000-participant run (CPU s: json.loads 1.05, validating 1.66 and columns 0.51, storing
-# 1.09); storing ends when ingest_file returns
+# the progress at which a stage ends: rough shares of a file's ingest time (parsing, then
+# validating and building columns, then storing; benchmarks/ingest_stages.py measures them);
+# storing ends when ingest_file returns
 PARSED, VALIDATED = 0.25, 0.75
 _EVERY = 500  # participants between progress reports
 
@@ -137,8 +137,8 @@ def parse(
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
     """The cyclic collector off while a document is loaded and checked: json.loads of a large
-    run makes millions of containers, and every collection walks them all again (100,000
-    participants: json.loads 12.5 -> 7.2 CPU-s). Nothing here makes reference cycles."""
+    run makes millions of containers, and every collection walks them all again (see
+    benchmarks/NOTES.md). Nothing here makes reference cycles."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -1,4 +1,4 @@
-"""Field validators of the PHQ-8 run JSON (SPEC §2): each raises FieldError naming the field."""
+"""Field validators of the PHQ-8 run JSON (docs/formats.md): each raises FieldError naming the field."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ SIGNALS: dict[str, str] = {
 # columns that travel as a typed array plus a `<name>__null` mask
 NULL_MASKED = frozenset(k for k, kind in SIGNALS.items() if kind in (INT, FLOAT, BOOL))
 _SOURCES = {"llm", "keyword", "both"}
-# signals with a bounded scale (SPEC §2): a value outside is refused at ingest
+# signals with a bounded scale (docs/formats.md): a value outside is refused at ingest
 RANGES: dict[str, tuple[float, float]] = {"verbalized_confidence": (1.0, 5.0)}
 _INT_TEXT = re.compile(r"^-?\d+$")
 # DuckDB BIGINT, the widest integer column

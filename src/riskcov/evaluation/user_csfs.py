@@ -1,0 +1,49 @@
+"""`riskcov csf add|remove`: a user's CSF checked, stored in `user_csfs` and added to (or dropped
+from) v_csf_confidences, and through it v_scored and v_metrics, in one transaction."""
+
+from __future__ import annotations
+
+import duckdb
+
+from riskcov.db import one, transaction
+from riskcov.errors import InputError, UsageError
+from riskcov.evaluation.prepared_warehouse import install_sql_objects
+from riskcov.scoring.csf import BASE, Csf
+from riskcov.scoring.user_csf_store import CALIBRATED, as_csf
+
+
+def add(con: duckdb.DuckDBPyConnection, name: str, text: str) -> Csf:
+    """Check, try on every stored item, store and add to v_csf_confidences, in one transaction.
+
+    The trial runs with DuckDB's external access off (one-way for this connection's database
+    instance: call it as the last thing a process does with the warehouse).
+    """
+    from riskcov.scoring.user_csf import compile_expression, deny_external_access, name_ok, signal_columns
+
+    name_ok(name, [*BASE, *CALIBRATED])
+    compiled = compile_expression(text, signal_columns(con), label=f"csf {name}")
+    csf = as_csf(name, compiled)
+    deny_external_access(con)
+    with transaction(con):
+        if one(con.execute("SELECT 1 FROM user_csfs WHERE name = ?", [name])):
+            raise UsageError(f"csf {name} already exists; remove it first (riskcov csf remove {name})")
+        try:  # e.g. ln(0) is an error in DuckDB: better now than in every later v_metrics query
+            con.execute(f"SELECT count({csf.expression}) FROM item_signals AS s").fetchall()
+        except duckdb.Error as exc:
+            first = str(exc).splitlines()[0]
+            raise InputError(f"csf {name}: the expression fails on the stored items: {first}") from exc
+        con.execute(
+            "INSERT INTO user_csfs (name, expression, created_at) VALUES (?, ?, now()::TIMESTAMP)",
+            [name, text],
+        )
+        install_sql_objects(con, own=False)
+    return csf
+
+
+def remove(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Delete a stored CSF and drop it from v_csf_confidences, in one transaction."""
+    with transaction(con):
+        if not one(con.execute("SELECT 1 FROM user_csfs WHERE name = ?", [name])):
+            raise InputError(f"csf {name}: no such CSF (riskcov csf list shows them)")
+        con.execute("DELETE FROM user_csfs WHERE name = ?", [name])
+        install_sql_objects(con, own=False)

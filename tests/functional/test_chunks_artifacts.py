@@ -1,0 +1,46 @@
+"""Replicate chunks on several connections (metrics/chunks.py) through whole evaluations: the
+artifact bit for bit the one-connection artifact, and no chunk starts with the previous chunk's
+points."""
+
+from __future__ import annotations
+
+import json
+
+from riskcov.metrics import chunks
+
+
+def test_two_workers_give_the_one_connection_artifact_bit_for_bit(paired_artifact, monkeypatch):
+    calls: list = []
+    parallel = chunks._parallel
+
+    def spy(con, cursors, first, it, work):
+        calls.append(len(cursors))
+        return parallel(con, cursors, first, it, work)
+
+    monkeypatch.setattr(chunks, "_parallel", spy)
+    same = {"participants": 17, "run_seed": 5, "bootstrap_resamples": 60, "seed": 4}
+    one = paired_artifact("one", **same, chunk_replicates=60, workers=1)
+    assert calls == []
+    two = paired_artifact("two", **same, chunk_replicates=4, workers=2)
+    assert calls == [1]
+    assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+
+
+def test_each_chunk_starts_without_the_previous_chunks_points(paired_artifact, monkeypatch):
+    from riskcov.metrics import engine
+
+    compute = engine.compute
+    held: list[int] = []
+
+    def spy(cur, *args, **kwargs):
+        # TEMP tables are per connection: what this worker still holds from its last chunk
+        held.append(
+            cur.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'eval_points'").fetchone()[0]
+        )
+        compute(cur, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "compute", spy)
+    paired_artifact(
+        "dropped", participants=17, run_seed=5, bootstrap_resamples=60, seed=4, chunk_replicates=4, workers=2
+    )
+    assert held == [0] * len(engine.chunk_sizes(60, 4, 2)) == [0] * 17

@@ -1,0 +1,86 @@
+"""The "sort once" replicate path (metrics/plateau_stream.py) gives the chunked path's artifact
+bit for bit: per-sample runs with ties, abstentions and clusters (both of its shapes: streamed
+and summed per plateau), a paired PHQ-8 example, one and two worker connections; and it pins
+the scan order it relies on."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from riskcov import evaluate
+from riskcov.metrics import plateau_stream
+from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_SQL, WEIGHTED_SQL
+from riskcov.warehouse import open_warehouse
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
+
+
+def _write_samples(path: Path) -> None:
+    """400 samples in 150 clusters, 0/1 losses, one in twelve abstaining: confidence_a nearly
+    continuous (some ties), confidence_b five levels."""
+    rng = random.Random(11)
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE t (sample_id VARCHAR, cluster BIGINT, confidence_a DOUBLE, confidence_b DOUBLE, "
+        "correct INTEGER, abstained BOOLEAN)"
+    )
+    rows = []
+    for i in range(400):
+        a = round(rng.random(), 3 if i % 7 else 1)
+        correct = int(rng.random() < a)
+        rows.append((f"s{i}", rng.randrange(150), a, rng.randrange(5) / 4, correct, i % 12 == 0))
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", rows)
+    con.execute(f"COPY t TO '{path}' (FORMAT parquet)")
+    con.close()
+
+
+def _artifact(wh: Path, opts: evaluate.Options, *, stream: bool, monkeypatch: Any) -> str:
+    monkeypatch.setattr(plateau_stream, "STREAM_MIN_CELLS", 0 if stream else 10**12)
+    with open_warehouse(wh) as con:
+        con.execute("SET preserve_insertion_order = false")  # the stream path must set it itself
+        art = evaluate.run(con, opts).artifact
+    art.pop("created_at")
+    return json.dumps(art, sort_keys=True)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, workers):
+    _write_samples(tmp_path / "run.parquet")
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["ingest", tmp_path / "run.parquet", "--warehouse", wh]).exit_code == 0
+    opts = evaluate.Options(
+        inputs=["run"], confidence="all", bootstrap_resamples=60, seed=5, workers=workers, chunk_replicates=25
+    )
+    taken: list[str] = []
+    insert = plateau_stream._insert
+
+    def spy(con: Any, table: str, query: str, weights: Any, *args: Any, **kwargs: Any) -> None:
+        assert con.execute("SELECT current_setting('preserve_insertion_order')").fetchall() == [(True,)]
+        if weights.size or not kwargs.get("create"):  # not eval_points' empty first block
+            taken.append(query)
+        insert(con, table, query, weights, *args, **kwargs)
+
+    monkeypatch.setattr(plateau_stream, "_insert", spy)
+    chunked = _artifact(wh, opts, stream=False, monkeypatch=monkeypatch)
+    assert not taken
+    assert _artifact(wh, opts, stream=True, monkeypatch=monkeypatch) == chunked
+    # both shapes and the sums without a join ran, for every replicate: 0..60
+    for query in (GROUP_SQL, STREAM_SQL, WEIGHTED_SQL, RUNS_SQL):
+        assert taken.count(query) == 61
+
+
+def test_paired_phq8_stream_is_bit_identical(tmp_path, run_cli, monkeypatch):
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["ingest", EXAMPLE, "--warehouse", wh]).exit_code == 0
+    run_id = json.loads(EXAMPLE.read_text())["run_metadata"]["run_id"]
+    opts = evaluate.Options(
+        inputs=[run_id, run_id], modes=["zero_shot", "few_shot"], confidence="all", bootstrap_resamples=40
+    )
+    chunked = _artifact(wh, opts, stream=False, monkeypatch=monkeypatch)
+    assert _artifact(wh, opts, stream=True, monkeypatch=monkeypatch) == chunked

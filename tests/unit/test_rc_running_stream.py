@@ -1,0 +1,74 @@
+"""rc_running_stream (the "sort once" path's running sums, sql/rc_running_stream.sql): its
+working points equal an oracle's plateau sums exactly, and rows out of plateau order raise
+(the guard of its reliance on the scan order)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sql_support import rc_macro_connection
+
+from riskcov.resources import resource_dir
+
+
+@pytest.fixture(scope="module")
+def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    c = rc_macro_connection()
+    c.execute((resource_dir("sql") / "rc_running_stream.sql").read_text())
+    yield c
+    c.close()
+
+
+def _load(con: duckdb.DuckDBPyConnection, cells: list[tuple[int, int, int]]) -> None:
+    """Weighted cells (plateau, k, l) of series 3, replicate 5, stored in the given order."""
+    con.execute(
+        "CREATE OR REPLACE TABLE cells (series INTEGER, replicate INTEGER, plateau BIGINT, "
+        "threshold DOUBLE, k DOUBLE, l DOUBLE)"
+    )
+    con.executemany(
+        "INSERT INTO cells VALUES (3, 5, ?, ?, ?, ?)", [(p, 1.0 / p, k, loss) for p, k, loss in cells]
+    )
+
+
+def _oracle(cells: list[tuple[int, int, int]], n: int, scale: int) -> list[tuple[Any, ...]]:
+    """(plateau, k_cum, l_cum, coverage, selective risk, coverage and risk of the point before)
+    per plateau, most confident first; a point's predecessor is the plateau before it."""
+    sums: dict[int, list[int]] = {}
+    for p, k, loss in cells:
+        acc = sums.setdefault(p, [0, 0])
+        acc[0], acc[1] = acc[0] + k, acc[1] + loss
+    out, k_cum, l_cum = [], 0, 0
+    for p in sorted(sums):
+        k_prev, l_prev = k_cum, l_cum
+        k_cum, l_cum = k_cum + sums[p][0], l_cum + sums[p][1]
+        before = (k_prev / n, (l_prev / scale) / k_prev) if k_prev else (None, None)
+        out.append((p, k_cum, float(l_cum), k_cum / n, (l_cum / scale) / k_cum, *before))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.tuples(st.integers(1, 12), st.integers(1, 4), st.integers(0, 9)), min_size=1, max_size=40),
+    st.sampled_from([1, 3]),
+)
+def test_points_are_the_plateau_sums(con, raw, scale):
+    cells = sorted(raw, key=lambda c: c[0])  # plateau order; a plateau may hold several cells
+    n = sum(k for _, k, _ in cells) + 2  # two items abstained
+    _load(con, cells)
+    got = con.execute(
+        "SELECT plateau, k_cum, l_cum, coverage, selective_risk, coverage_prev, selective_risk_prev "
+        "FROM rc_running_stream('cells', CAST(? AS BIGINT), CAST(? AS BIGINT), ?)",
+        [n, n - 2, scale],
+    ).fetchall()
+    assert got == _oracle(cells, n, scale)
+
+
+def test_cells_out_of_plateau_order_raise(con):
+    _load(con, [(1, 1, 0), (3, 2, 1), (2, 1, 1)])
+    with pytest.raises(duckdb.Error, match="cells out of plateau order"):
+        con.execute("SELECT * FROM rc_running_stream('cells', 10, 4, 1)").fetchall()
