@@ -7,9 +7,8 @@ them (bootstrap.sample_chunks) and shipped as Arrow, one chunk of replicates at 
 chunk Spark computes the totals and working points (cached), then the summary scalars, MAE@c
 and Coverage@Risk; the values come back into the same `engine.Results` the DuckDB engine fills,
 so the artifact and the stored rows are made by the same code. What reads every point of a
-replicate locally (the dominant points of 0/1 losses, the achievable hull of replicate 0:
-docs/metrics.md)
-gets those points back from Spark, for the series that need them only.
+replicate locally (the dominant points of 0/1 losses, the achievable hull of replicate 0;
+docs/metrics.md) gets those points back from Spark, for the series that need them only.
 """
 
 from __future__ import annotations
