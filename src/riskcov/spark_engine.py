@@ -28,7 +28,6 @@ from riskcov.scoring.scored import Series
 
 # replicates per chunk shipped to Spark: one chunk's weights are clusters x this many rows
 REPLICATES_PER_CHUNK = 500
-_POINT_COLUMNS = ("plateau", "k_cum", "l_cum", "coverage", "selective_risk", "generalized_risk", "threshold")
 
 
 def session(master: str | None) -> Any:
@@ -193,16 +192,21 @@ def _curves(
 ) -> None:
     """Replicate 0's curves from Spark's points, its totals locally (eval_totals0, as the DuckDB
     engine keeps them) and the achievable hull (metrics/hull.py) over them."""
-    pts = spark.sql(
-        f"SELECT series, {', '.join(_POINT_COLUMNS)} FROM riskcov_points WHERE replicate = 0 "
-        "ORDER BY series, plateau"
-    ).toArrow()
-    for s in series:
-        res.curves[s.index] = {k: [] for k in _POINT_COLUMNS}
-    cols = pts.to_pydict()
-    for i, sid in enumerate(cols["series"]):
-        for k in _POINT_COLUMNS:
-            res.curves[int(sid)][k].append(cols[k][i])
+    cols = (
+        spark.sql(
+            f"SELECT series, {', '.join(engine.CURVE_COLUMNS)} FROM riskcov_points WHERE replicate = 0 "
+            "ORDER BY series, plateau"
+        )
+        .toArrow()
+        .to_pydict()
+    )
+    owner = cols.pop("series")
+    res.curves.update(
+        {
+            s.index: {k: [v for o, v in zip(owner, cols[k], strict=True) if o == s.index] for k in cols}
+            for s in series
+        }
+    )
     con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS FROM eval_samples WHERE replicate = 0")
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_totals0 AS "
