@@ -64,4 +64,4 @@ def test_command_modules_have_evaluated_annotations():
 
     names = [m.name for m in pkgutil.iter_modules(riskcov.cli.__path__, "riskcov.cli.")]
     lazy = [n for n in names if "annotations" in vars(importlib.import_module(n))]
-    assert (len(names), lazy) == (14, [])
+    assert (len(names), lazy) == (15, [])

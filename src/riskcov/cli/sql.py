@@ -5,7 +5,6 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import app, floats, guarded
-from riskcov.options import DEFAULT_ALPHAS, DEFAULT_GRID
 
 _DIALECT_HELP = "duckdb, spark, postgres, trino or bigquery."
 _METRIC_HELP = (
@@ -47,9 +46,11 @@ def sql_command(
     ood: Annotated[str, typer.Option(help="SQL condition of an OOD sample.")] = "domain = 'ood'",
 ) -> None:
     """Print the metric queries for your own table, to run in your engine (docs/spark.md)."""
+    # imported here: riskcov.options pulls in numpy, which `riskcov --version` must not load
     from riskcov.errors import UsageError
     from riskcov.metrics import portable
     from riskcov.metrics.portable_inputs import Columns, relations
+    from riskcov.options import DEFAULT_ALPHAS, DEFAULT_GRID
 
     if not 0.0 < area_coverage <= 1.0:
         raise UsageError(f"--area-coverage {area_coverage!r} is not in (0, 1]")
