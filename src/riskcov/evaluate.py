@@ -137,7 +137,14 @@ def run(
     with_balanced = balanced.prepare(con, inputs, kept, opts.estimator)
     b = max(opts.bootstrap_resamples, 0)
     memory.check(b, len(kept), len(opts.coverage_grid), len(opts.alpha_grid))  # before any replicate
-    res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
+    if opts.engine == "spark":
+        if not inputs[0].per_sample:
+            raise UsageError("--engine spark evaluates per-sample runs; PHQ-8 runs take the DuckDB engine")
+        from riskcov.spark_engine import compute_all
+
+        res = compute_all(con, opts, kept, analysis.participants, b)
+    else:
+        res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
     variants: dict[str, Any] = {}
     deltas: dict[str, Any] = {}
@@ -191,6 +198,7 @@ def run(
             "seed": opts.seed,
             "confidence": opts.confidence,
             "riskcov_version": __version__,
+            **({"engine": "spark"} if opts.engine == "spark" else {}),
         },
     }
     if len(inputs) == 1 and b > 0 and len(variants) >= 2:  # docs/metrics-extended.md

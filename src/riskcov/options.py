@@ -17,6 +17,16 @@ LOSSES = ("abs", "abs_norm", "given")
 GROUP_COLUMNS = ("label", "prediction")  # the per-sample columns --group reads groups from
 
 
+SPARK_INSTALL = "--engine spark needs pyspark and pyarrow: pip install 'riskcov[spark]' (and Java 17+)"
+
+
+def spark_installed() -> bool:
+    """Whether --engine spark can import what it needs (without importing it: pyspark is slow)."""
+    from importlib.util import find_spec
+
+    return find_spec("pyspark") is not None and find_spec("pyarrow") is not None
+
+
 @dataclass
 class Options:
     """Everything `evaluate` takes besides the warehouse."""
@@ -42,6 +52,8 @@ class Options:
     calibration: str | None = None  # --calibration FILE|ID (docs/calibration.md)
     costs: list[float] = field(default_factory=lambda: list(DEFAULT_COSTS))  # effective reliability
     group: str | None = None  # --group COLUMN: metrics per group of samples (docs/metrics-extended.md)
+    engine: str = "duckdb"  # or spark: the replicates' metrics on Apache Spark (docs/spark.md)
+    spark_master: str | None = None  # --spark-master; SPARK_REMOTE selects Spark Connect instead
 
     @property
     def criteria(self) -> dict[str, list[str]]:
@@ -60,6 +72,10 @@ class Options:
             raise UsageError(
                 f"--loss {self.loss}: choose abs or abs_norm (PHQ-8 runs) or given (per-sample runs)"
             )
+        if self.engine not in ("duckdb", "spark"):
+            raise UsageError(f"--engine {self.engine}: choose duckdb or spark")
+        if self.engine == "spark" and not spark_installed():
+            raise UsageError(SPARK_INSTALL)
         if self.estimator not in ESTIMATORS:
             raise UsageError(f"--estimator {self.estimator}: choose one of {', '.join(ESTIMATORS)}")
         if not 0.0 < self.area_coverage <= 1.0:

@@ -70,6 +70,14 @@ def evaluate(
             show_default=False,
         ),
     ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(help="duckdb, or spark: the metrics on Apache Spark (riskcov[spark], docs/spark.md)."),
+    ] = "duckdb",
+    spark_master: Annotated[
+        str | None,
+        typer.Option(help="Spark master for --engine spark, default local[*]; SPARK_REMOTE: Spark Connect."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The artifact on stdout, nothing else.")] = False,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -88,6 +96,8 @@ def evaluate(
         curve_points=curve_points,
         calibration=calibration,
         group=group,
+        engine=engine,
+        spark_master=spark_master,
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)

@@ -5,7 +5,6 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import app, floats, guarded
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
 
 _DIALECT_HELP = "duckdb, spark, postgres, trino or bigquery."
 _METRIC_HELP = (
@@ -47,8 +46,10 @@ def sql_command(
     ood: Annotated[str, typer.Option(help="SQL condition of an OOD sample.")] = "domain = 'ood'",
 ) -> None:
     """Print the metric queries for your own table, to run in your engine (docs/spark.md)."""
+    # imported here: the renderer pulls in sqlglot, which other commands need not load
     from riskcov.errors import UsageError
     from riskcov.metrics import portable
+    from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
     from riskcov.metrics.portable_inputs import Columns, relations
 
     if not 0.0 < area_coverage <= 1.0:

@@ -80,8 +80,9 @@ def queries() -> dict[str, Query]:
     return out
 
 
-def closure(name: str) -> list[str]:
-    """The portable queries `name` needs, dependencies first, `name` last."""
+def closure(name: str, given: frozenset[str] = frozenset()) -> list[str]:
+    """The portable queries `name` needs, dependencies first, `name` last; the queries in
+    `given` are relations the caller holds (e.g. a cached `points`), not inlined."""
     qs = queries()
     if name not in qs:
         raise UsageError(f"no portable query {name!r}; one of: {', '.join(sorted(qs))}")
@@ -89,7 +90,7 @@ def closure(name: str) -> list[str]:
 
     def visit(n: str) -> None:
         for dep in qs[n].reads:
-            if dep in qs and dep not in order:
+            if dep in qs and dep not in order and dep not in given:
                 visit(dep)
         if n not in order:
             order.append(n)
@@ -98,10 +99,10 @@ def closure(name: str) -> list[str]:
     return order
 
 
-def inputs_of(name: str) -> list[str]:
-    """The input relations `name` reads, directly or through the queries it inlines."""
+def inputs_of(name: str, given: frozenset[str] = frozenset()) -> list[str]:
+    """The relations `name` reads that are not inlined: inputs and the `given` queries."""
     qs = queries()
-    return sorted({r for n in closure(name) for r in qs[n].reads if r not in qs})
+    return sorted({r for n in closure(name, given) for r in qs[n].reads if r not in qs or r in given})
 
 
 def _renamed(tree: exp.Query, prefix: str, names: dict[str, str]) -> tuple[list[exp.CTE], exp.Query]:
@@ -132,21 +133,23 @@ def _renamed(tree: exp.Query, prefix: str, names: dict[str, str]) -> tuple[list[
 
 def inline(name: str, relations: dict[str, str] | None = None) -> exp.Query:
     """One SELECT computing `name`: every portable query it reads as CTEs before it.
-    `relations` maps an input relation to a table name or to a SELECT (becomes a CTE)."""
+    `relations` maps an input relation to a table name or to a SELECT (becomes a CTE); a
+    portable query named there is read from that relation instead of being inlined."""
     relations = relations or {}
+    given = frozenset(r for r in relations if r in queries())
     names: dict[str, str] = {}
     ctes: list[exp.CTE] = []
-    for rel in inputs_of(name):
-        given = relations.get(rel, rel)
-        if given.lstrip("( \n").upper().startswith(("SELECT", "WITH")):
+    for rel in inputs_of(name, given):
+        source = relations.get(rel, rel)
+        if source.lstrip("( \n").upper().startswith(("SELECT", "WITH")):
             cte_name = f"input__{rel}"
-            body = sqlglot.parse_one(given, read="duckdb")
+            body = sqlglot.parse_one(source, read="duckdb")
             ctes.append(exp.CTE(this=body, alias=exp.TableAlias(this=exp.to_identifier(cte_name))))
             names[rel] = cte_name
         else:
-            names[rel] = given
+            names[rel] = source
     qs = queries()
-    order = closure(name)
+    order = closure(name, given)
     for dep in order[:-1]:
         inner, body = _renamed(qs[dep].parse(), dep, names)
         ctes.extend(inner)

@@ -19,7 +19,7 @@ from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
 
 @dataclass
 class Columns:
-    """Where each field of the per-sample format (docs/per-sample.md) is in the user's table."""
+    """Where each field of the per-sample format (docs/formats.md) is in the user's table."""
 
     table: str
     series: str = "'all'"
