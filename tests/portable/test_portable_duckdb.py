@@ -80,6 +80,9 @@ def test_every_metric_renders_for_every_dialect(dialect: str) -> None:
         assert len(names) == len(set(names)), name
 
 
+ORACLE_COLUMNS = {"aurc_optimal", "augrc_optimal", "eaurc", "eaugrc"}
+
+
 def _compare(seed: int, clusters: int, replicates: int, exact_summary: bool) -> None:
     con = duckdb.connect()
     load_inputs(con, make_data(seed, clusters, replicates))
@@ -91,6 +94,15 @@ def _compare(seed: int, clusters: int, replicates: int, exact_summary: bool) -> 
         if name == "coverage_at_risk":
             got, want[name] = ([r for r in rows if r[:3] not in edges] for rows in (got, want[name]))
         exact = {0, 1} if name != "summary" or exact_summary else set()
+        if name == "summary":
+            # the oracle's area is a float sum over its runs in another order: within 1e-13
+            cols = [c.strip() for c in PORTABLE_COLUMNS[name].split(",")]
+            oracle = [i for i, c in enumerate(cols) if c in ORACLE_COLUMNS]
+            rest = [i for i in range(2, len(cols)) if i not in oracle]
+            for group, series in ((oracle, set()), (rest, exact)):
+                pick = [[(r[0], r[1], *(r[i] for i in group)) for r in rows] for rows in (got, want[name])]
+                assert mismatches(name, pick[0], pick[1], series, rel=1e-13) == [], (seed, name)
+            continue
         assert mismatches(name, got, want[name], exact, rel=1e-13) == [], (seed, name)
 
 
@@ -98,7 +110,7 @@ def _compare(seed: int, clusters: int, replicates: int, exact_summary: bool) -> 
 @given(st.integers(0, 2**31 - 1))
 def test_small_random_data_equals_the_macros_bit_for_bit(seed: int) -> None:
     """Up to ~30 points a block DuckDB's window sums add in the macros' order: with integer
-    losses every value is equal."""
+    losses every value is equal but the oracle's area (a float sum in another order: 1e-13)."""
     _compare(seed, clusters=12, replicates=3, exact_summary=True)
 
 
