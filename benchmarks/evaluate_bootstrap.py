@@ -8,7 +8,7 @@ Each case generates a run with scripts/make_example.py (integer evidence counts,
 abstention), ingests it into a fresh warehouse once, then times `riskcov evaluate --input
 <run_id> --mode M [--input <run_id> --mode M2] --confidence C --bootstrap-resamples B` as a
 subprocess R times (wall time, CPU seconds = user + system, and peak RSS from /usr/bin/time -v),
-and separately the in-process `riskcov.evaluate.run` call (no interpreter start, no warehouse
+and separately the in-process `riskcov.evaluation.run.run` call (no interpreter start, no warehouse
 open, no artifact written); RISKCOV_PUBLISH=0, so no BI snapshot is written after ingest or
 evaluate; the riskcov package is byte-compiled first (as a wheel install does; with
 PYTHONDONTWRITEBYTECODE=1 an editable install compiles every module in each run).
@@ -115,7 +115,7 @@ def _measure(
             f"{wall:.2f} s wall, {cpu:.2f} CPU-s, {rss:.2f} GB{then}",
             flush=True,
         )
-    from riskcov import evaluate
+    from riskcov.evaluation import run as evaluate
     from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     inproc = []

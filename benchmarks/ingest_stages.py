@@ -91,8 +91,8 @@ def main() -> None:
 
     import importlib
 
-    from riskcov import materialise
-    from riskcov.db import transaction
+    from riskcov.warehouse import metric_tables as materialise
+    from riskcov.warehouse.duckdb_helpers import transaction
 
     parse_mod = importlib.import_module("riskcov.formats.phq8_json.parse")
     from riskcov.evaluation.prepared_warehouse import open_warehouse

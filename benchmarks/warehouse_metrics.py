@@ -6,7 +6,7 @@
 Generates an N-participant run (scripts/make_example.py, one few_shot experiment), ingests it
 once with `riskcov ingest` (wall, CPU and peak RSS of the process, from /usr/bin/time -v), then:
 
-- the materialisation alone: `riskcov.materialise.refresh` of that experiment, in-process, in a
+- the materialisation alone: `riskcov.warehouse.metric_tables.refresh` of that experiment, in-process, in a
   transaction rolled back afterwards (wall and CPU seconds, M times; opening a warehouse whose
   installed SQL differs recomputes the tables once before, committed);
 - README query 1 on the warehouse through a read-only connection of this DuckDB (R times);
@@ -62,7 +62,7 @@ def timed(cmd: list[str]) -> tuple[str, float, float, int]:
 def materialise_once(warehouse: Path) -> tuple[float, float, int]:
     """refresh() of every experiment, rolled back: (wall s, CPU s, metric rows)."""
     from riskcov.evaluation.prepared_warehouse import open_warehouse
-    from riskcov.materialise import refresh
+    from riskcov.warehouse.metric_tables import refresh
 
     with open_warehouse(warehouse) as con:
         con.execute("BEGIN TRANSACTION")

@@ -1,7 +1,7 @@
 -- The units of `confidences` (warehouse_confidences) of every series of `series`
 -- (warehouse_series: the supported CSFs under each loss, with their integer keys), as the
 -- scored relation the rc_* macros read: the input of the warehouse's own metrics
--- (riskcov.materialise, over the experiments an ingest adds, a few CSFs at a time; v_scored
+-- (riskcov.warehouse.metric_tables, over the experiments an ingest adds, a few CSFs at a time; v_scored
 -- over every experiment).
 CREATE OR REPLACE MACRO warehouse_scored(confidences, series) AS TABLE
 WITH labelled AS (

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import hypothesis_profiles
-import riskcov.publish  # noqa: F401  (binds the real warehouse.connect before a test patches it)
+import riskcov.warehouse.publish  # noqa: F401  (binds the real warehouse.connect before a test patches it)
 from riskcov.cli import app
 from shared_folder import FIXTURES, SHARED, missing
 
@@ -73,7 +73,7 @@ def _warehouses_from_template(
     RISKCOV_TEST_FRESH_WAREHOUSES=1 turns the copies off for a whole run."""
     if request.node.get_closest_marker("fresh_warehouse") or os.environ.get("RISKCOV_TEST_FRESH_WAREHOUSES"):
         return
-    import riskcov.warehouse as warehouse
+    import riskcov.warehouse.connection as warehouse
 
     real = warehouse.connect
 
@@ -103,7 +103,7 @@ def paired_artifact(mk: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
     """`paired_artifact(name, participants=, run_seed=, **options)`: the artifact of `evaluate.run`
     on a synthetic run's zero_shot vs few_shot (`confidence="all"`, `options` on top), in a
     warehouse of its own, without `created_at` and input paths (what differs between runs)."""
-    from riskcov import evaluate
+    from riskcov.evaluation import run as evaluate
     from riskcov.evaluation.prepared_warehouse import open_warehouse
 
     def make(name: str, *, participants: int, run_seed: int, **options: Any) -> dict[str, Any]:
@@ -212,8 +212,8 @@ def paired_evaluation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     (warehouse, artifact path, artifact)."""
     import json
 
-    from riskcov.evaluate import Options, evaluate_and_store
     from riskcov.evaluation.prepared_warehouse import open_warehouse
+    from riskcov.evaluation.run import Options, evaluate_and_store
 
     folder = tmp_path_factory.mktemp("paired")
     warehouse, out = folder / "w.duckdb", folder / "paired.json"

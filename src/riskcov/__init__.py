@@ -15,12 +15,10 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> object:
-    # `evaluate` is also the module riskcov/evaluate.py (the orchestration): made callable
-    # there, so `riskcov.evaluate(data)` works whichever of the two Python bound first
     if name == "evaluate":
-        import importlib
+        from riskcov.api import evaluate
 
-        return importlib.import_module("riskcov.evaluate")
+        return evaluate
     if name in ("Evaluation", "Warehouse"):
         from riskcov import api
 

@@ -32,7 +32,7 @@ def _numbers(obj, path=()):
 
 def test_one_duckdb_thread_gives_the_same_numbers(paired_artifact, monkeypatch):
     default = dict(_numbers(_artifact(paired_artifact, "many")))
-    import riskcov.warehouse as wh
+    import riskcov.warehouse.connection as wh
 
     real_connect = wh.connect
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from riskcov.files import printable
+from riskcov.warehouse.files import printable
 
 RISKCOV = Path(sys.executable).parent / "riskcov"
 HOLD_OPEN = (

@@ -1,4 +1,4 @@
-"""Bootstrap bands of RC curves (riskcov.metrics.curve_band) on the example run: the band's
+"""Bootstrap bands of RC curves (riskcov.bootstrap.curve_band) on the example run: the band's
 selective risk at a grid coverage c is exactly the bootstrap CI evaluate reports for
 MAE@coverage c (the same step, computed by another macro), and replicate 0 on the grid is
 the artifact's curve read as a right-continuous step."""
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from riskcov.bootstrap.curve_band import BandCollector, coverage_grid
 from riskcov.errors import UsageError
-from riskcov.evaluate import Options, run
 from riskcov.evaluation.curves import evaluated_lines
 from riskcov.evaluation.prepared_warehouse import open_warehouse
-from riskcov.metrics.curve_band import BandCollector, coverage_grid
+from riskcov.evaluation.run import Options, run
 from riskcov.report.curves import lines_from_artifact
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"

@@ -63,10 +63,10 @@ def _rows(wh: Path, sql: str) -> list[tuple[object, ...]]:
 def _recover(command: str, folder: Path, wh: Path) -> None:
     """What the next command of that kind does first (riskcov.report.store / calibration.store /
     publish), then a read that replays DuckDB's own WAL."""
-    from riskcov.calibration.store import recover_output
     from riskcov.evaluation.prepared_warehouse import open_warehouse
-    from riskcov.publish import publish_snapshot
     from riskcov.report.store import recover_artifacts
+    from riskcov.scoring.calibration.store import recover_output
+    from riskcov.warehouse.publish import publish_snapshot
 
     with open_warehouse(wh) as con:
         if command == "evaluate":

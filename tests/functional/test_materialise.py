@@ -110,8 +110,8 @@ def test_a_refresh_in_rounds_of_one_csf_stores_the_same_rows_as_one_round(
     """Each round of CSFs reuses the per-participant sums (rc_people) of the populations an
     earlier round had; the rows must not depend on how the CSFs were split into rounds, with
     PHQ-8 items, 0/1 and continuous per-sample losses (exact and limb paths) side by side."""
-    from riskcov import materialise
     from riskcov.evaluation.prepared_warehouse import open_warehouse
+    from riskcov.warehouse import metric_tables as materialise
 
     (tmp_path / "preds.csv").write_text(PREDS)
     (tmp_path / "cont.csv").write_text(CONTINUOUS)

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from riskcov.migrations import Migration, load_migrations, migrate
+from riskcov.warehouse.migrations import Migration, load_migrations, migrate
 
 pytestmark = pytest.mark.fresh_warehouse  # these tests create and migrate warehouses
 

@@ -40,8 +40,8 @@ def _evaluations(path: Path) -> list[tuple[int, str]]:
 
 
 def test_a_failed_commit_leaves_no_file(tmp_path):
-    from riskcov.db import transaction
-    from riskcov.files import StagedOutput
+    from riskcov.warehouse.duckdb_helpers import transaction
+    from riskcov.warehouse.files import StagedOutput
 
     target = tmp_path / "out.json"
     con = duckdb.connect()
@@ -54,9 +54,9 @@ def test_a_failed_commit_leaves_no_file(tmp_path):
 
 
 def test_the_file_appears_with_the_commit_and_ctrl_c_waits_for_both(tmp_path):
-    from riskcov.committed import STORED
-    from riskcov.db import transaction
-    from riskcov.files import StagedOutput
+    from riskcov.warehouse.committed import STORED
+    from riskcov.warehouse.duckdb_helpers import transaction
+    from riskcov.warehouse.files import StagedOutput
 
     target = tmp_path / "out.json"
     con = duckdb.connect()
@@ -77,7 +77,7 @@ def test_the_file_appears_with_the_commit_and_ctrl_c_waits_for_both(tmp_path):
 
 
 def test_ctrl_c_after_the_evaluation_is_stored_says_so(samples, tmp_path, run_cli, monkeypatch):
-    from riskcov.files import StagedOutput
+    from riskcov.warehouse.files import StagedOutput
 
     finish = StagedOutput.finish
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import riskcov
-from riskcov.calibration.to_sql import feature_sql
 from riskcov.errors import InputError, UsageError
+from riskcov.scoring.calibration.to_sql import feature_sql
 
 FEATURES = ("token_msp", "retrieval_similarity_mean")
 

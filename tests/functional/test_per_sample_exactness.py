@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from riskcov import evaluate
+from riskcov.evaluation import run as evaluate
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 COLUMNS = "sample_id, cluster, confidence_a, confidence_b, loss, abstained"

@@ -27,8 +27,8 @@ from typer.testing import CliRunner
 
 from hypothesis_profiles import examples
 from riskcov.cli import app
-from riskcov.evaluate import Options, run
 from riskcov.evaluation.prepared_warehouse import open_warehouse
+from riskcov.evaluation.run import Options, run
 
 ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
 EXAMPLES = examples(30)

@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from riskcov import evaluate
+from riskcov.evaluation import run as evaluate
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.metrics import plateau_stream
 from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_SQL, WEIGHTED_SQL

@@ -182,7 +182,7 @@ def test_ctrl_c_while_publishing_says_the_warehouse_kept_the_work(
     def interrupted(*args):
         raise raised  # Python's, or DuckDB's own answer to the signal during a query
 
-    monkeypatch.setattr("riskcov.publish.publish_snapshot", interrupted)
+    monkeypatch.setattr("riskcov.warehouse.publish.publish_snapshot", interrupted)
     result = run_cli(["ingest", EXAMPLE, "--warehouse", tmp_path / "w.duckdb"], env=ON)
     assert (result.exit_code, result.stderr) == (
         130,
@@ -211,7 +211,7 @@ def test_a_failed_publish_keeps_the_old_snapshot_and_leaves_no_temporary_file(
     def full_disk(*args):
         raise duckdb.IOException("could not write: No space left on device")
 
-    monkeypatch.setattr("riskcov.publish._finish", full_disk)
+    monkeypatch.setattr("riskcov.warehouse.publish._finish", full_disk)
     result = run_cli(["publish", "--warehouse", example_warehouse])
     assert (result.exit_code, result.stdout, result.stderr) == (
         1,

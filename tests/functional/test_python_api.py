@@ -210,9 +210,9 @@ def test_warehouse_stores_like_the_cli(tmp_path: Path) -> None:
 
 
 def test_the_module_and_the_function_share_the_name() -> None:
-    """`riskcov.evaluate` is riskcov/evaluate.py once imported: it stays callable, and the
+    """`riskcov.evaluate` is riskcov/evaluation/run.py once imported: it stays callable, and the
     module's names stay reachable (`from riskcov import evaluate; evaluate.run`)."""
-    import riskcov.evaluate as module
+    import riskcov.evaluation.run as module
 
     assert module.run is not None and callable(riskcov.evaluate)
     ev = riskcov.evaluate({"confidence": [0.2, 0.1], "correct": [1, 0]}, resamples=0)

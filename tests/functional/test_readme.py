@@ -12,7 +12,7 @@ import duckdb
 import pytest
 from docs_support import blocks, sql_blocks
 
-from riskcov import evaluate
+from riskcov.evaluation import run as evaluate
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

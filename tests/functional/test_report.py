@@ -232,8 +232,8 @@ def test_chromium_renders_the_page(paired_evaluation, tmp_path, run_cli):
 
 
 def test_single_input_report(tmp_path, run_cli):
-    from riskcov.evaluate import Options, evaluate_and_store
     from riskcov.evaluation.prepared_warehouse import open_warehouse
+    from riskcov.evaluation.run import Options, evaluate_and_store
 
     example = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
     warehouse, artifact, out = tmp_path / "w.duckdb", tmp_path / "single.json", tmp_path / "single.html"

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from riskcov.evaluate import Options, run
 from riskcov.evaluation.prepared_warehouse import open_warehouse
+from riskcov.evaluation.run import Options, run
 
 ITEMS = ["NoInterest", "Depressed", "Sleep", "Tired", "Appetite", "Failure", "Concentrating", "Moving"]
 EXPR = "0.7 * token_msp + 0.3 * coalesce(retrieval_similarity_mean, 0)"

@@ -25,7 +25,7 @@ pyspark = pytest.importorskip("pyspark", reason="the spark extra: pip install 'r
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
-    from riskcov.spark_engine import session
+    from riskcov.evaluation.spark_engine import session
 
     s = session("local[2]")
     yield s

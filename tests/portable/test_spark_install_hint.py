@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import riskcov.options
+import riskcov.evaluation.options
 from riskcov.cli import app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "selective_samples.parquet"
@@ -17,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "selective_samples.
 def test_engine_spark_without_pyspark_says_how_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(riskcov.options, "spark_installed", lambda: False)
+    monkeypatch.setattr(riskcov.evaluation.options, "spark_installed", lambda: False)
     wh = tmp_path / "w.duckdb"
     res = CliRunner().invoke(
         app,

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from riskcov.calibration.artifact import (
+from riskcov.errors import InputError
+from riskcov.scoring.calibration.artifact import (
     Calibrator,
     FittedOn,
     Isotonic,
@@ -21,7 +22,6 @@ from riskcov.calibration.artifact import (
     to_json,
     write,
 )
-from riskcov.errors import InputError
 
 # Reference-format files, reconstructed from The-Obstacle-Is-The-Way/ai-psychiatrist:
 # - scripts/calibrate_verbalized_confidence.py, build_artifact(): method, created_at, a top-level

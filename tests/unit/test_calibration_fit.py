@@ -12,8 +12,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
-from riskcov.calibration.artifact import Isotonic, Linear, Temperature
-from riskcov.calibration.fit import (
+from riskcov.errors import InputError, UsageError
+from riskcov.scoring.calibration.artifact import Isotonic, Linear, Temperature
+from riskcov.scoring.calibration.fit import (
     default_value,
     fit,
     fit_isotonic,
@@ -23,7 +24,6 @@ from riskcov.calibration.fit import (
     fit_temperature,
     target_values,
 )
-from riskcov.errors import InputError, UsageError
 
 # ---- oracles ----------------------------------------------------------------------------------
 

@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
-from riskcov.calibration.artifact import Calibrator, Isotonic, Linear, Temperature
-from riskcov.calibration.fit import fit_isotonic, fit_logistic
-from riskcov.calibration.metrics import auroc, before_after, calibration_metrics
-from riskcov.calibration.to_sql import evaluate, feature_sql, signal_inputs, to_sql, value_sql
 from riskcov.errors import UsageError
+from riskcov.scoring.calibration.artifact import Calibrator, Isotonic, Linear, Temperature
+from riskcov.scoring.calibration.fit import fit_isotonic, fit_logistic
+from riskcov.scoring.calibration.metrics import auroc, before_after, calibration_metrics
+from riskcov.scoring.calibration.to_sql import evaluate, feature_sql, signal_inputs, to_sql, value_sql
 
 REPO = Path(__file__).resolve().parents[2]
 

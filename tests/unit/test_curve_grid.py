@@ -8,7 +8,7 @@ import random
 import duckdb
 import pytest
 
-from riskcov.metrics.curve_band import coverage_grid
+from riskcov.bootstrap.curve_band import coverage_grid
 from riskcov.resources import resource_dir
 
 

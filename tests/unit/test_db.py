@@ -5,7 +5,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from riskcov.db import registered, temp_table
+from riskcov.warehouse.duckdb_helpers import registered, temp_table
 
 
 def _names(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -25,7 +25,7 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(riskcov.__path__, "riskco
 
 
 def test_modules_with_examples_are_found():
-    assert {"riskcov.db", "riskcov.scoring.csf", "riskcov.metrics.hull"} <= set(MODULES)
+    assert {"riskcov.warehouse.duckdb_helpers", "riskcov.scoring.csf", "riskcov.metrics.hull"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

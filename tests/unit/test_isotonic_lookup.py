@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov.calibration.artifact import MAX_KNOTS, Calibrator, Isotonic, load
-from riskcov.calibration.to_sql import d, value_sql
 from riskcov.errors import InputError
+from riskcov.scoring.calibration.artifact import MAX_KNOTS, Calibrator, Isotonic, load
+from riskcov.scoring.calibration.to_sql import d, value_sql
 
 
 def case_chain(xs: list[float], ys: list[float], x: str) -> str:
@@ -97,3 +97,8 @@ def test_more_knots_than_the_cap_are_refused(tmp_path):
     with pytest.raises(InputError) as err:
         load(path)
     assert str(err.value) == f"{path}: model.x_thresholds has 100,001 knots; riskcov reads at most 100,000"
+
+
+def test_a_negative_zero_knot_gives_the_chains_positive_zero():
+    new, old = _both([0.0, 1.0], [-0.0, -0.5], [0.0, 1.0])  # found by the property test above
+    assert _bits(new) == _bits(old) == [np.float64(0.0).tobytes()] * 2

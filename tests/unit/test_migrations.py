@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from riskcov.errors import MigrationError
-from riskcov.migrations import Migration, load_migrations, migrate, status
+from riskcov.warehouse.migrations import Migration, load_migrations, migrate, status
 
 pytestmark = pytest.mark.fresh_warehouse  # these tests create and migrate warehouses
 

@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from riskcov.errors import InputError, UsageError
-from riskcov.ood import DEFAULT_TARGETS, auroc, dar_at_thresholds, fpr_at_95_tpr, ood_at_id_coverage
+from riskcov.riskcontrol.ood import (
+    DEFAULT_TARGETS,
+    auroc,
+    dar_at_thresholds,
+    fpr_at_95_tpr,
+    ood_at_id_coverage,
+)
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 TARGETS = [0.0, 0.05, 0.3, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0]

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from riskcov.errors import InputError, UsageError
-from riskcov.formats.samples import SampleDefaults, SampleExperiment, stage_samples
+from riskcov.formats.per_sample.read import SampleDefaults, SampleExperiment, stage_samples
 
 SAMPLES = "SELECT * FROM staged_samples ORDER BY row_number"
 SCORES = "SELECT * FROM staged_scores ORDER BY csf, method, seed, split, domain, sample_id"

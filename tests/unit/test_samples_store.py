@@ -10,9 +10,10 @@ import duckdb
 import pytest
 
 from riskcov.errors import InputError
-from riskcov.formats import per_sample, samples_store
-from riskcov.formats.samples import SampleDefaults, stage_samples
-from riskcov.migrations import migrate
+from riskcov.formats import per_sample
+from riskcov.formats.per_sample import store_rows as samples_store
+from riskcov.formats.per_sample.read import SampleDefaults, stage_samples
+from riskcov.warehouse.migrations import migrate
 
 HEADER = ("sample_id", "seed", "domain", "cluster", "abstained", "confidence_b", "confidence_a", "loss")
 

@@ -16,7 +16,7 @@ from riskcov.errors import MissingExtraError
 
 if TYPE_CHECKING:
     from riskcov.api.warehouse import Warehouse
-    from riskcov.options import Options
+    from riskcov.evaluation.options import Options
 
 COLUMNS = ("input", "csf", "metric", "value", "ci_low", "ci_high")
 
@@ -108,8 +108,8 @@ class Evaluation:
         from the warehouse with the evaluation's options (nothing stored)."""
         import numpy as np
 
-        from riskcov.report.curve_export import COLUMNS as CURVE_COLUMNS
-        from riskcov.report.curve_export import curve_rows
+        from riskcov.evaluation.curve_export import COLUMNS as CURVE_COLUMNS
+        from riskcov.evaluation.curve_export import curve_rows
 
         with self._warehouse.connection() as con:
             rows = curve_rows(con, replace(self._options, inputs=self._run_ids()), points)
@@ -121,8 +121,8 @@ class Evaluation:
     def plot(self, path: str | Path | None = None) -> Any:
         """The RC and generalized-risk curves of the artifact as a matplotlib Figure (the
         `plot` extra); also saved to `path` (.png or .svg) when given."""
-        from riskcov.plot import draw, render
         from riskcov.report.curves import lines_from_artifact
+        from riskcov.report.plot import draw, render
 
         lines = lines_from_artifact(self.artifact)
         title = " · ".join(self._run_ids()) + f" ({self.artifact['estimator']})"

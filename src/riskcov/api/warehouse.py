@@ -56,7 +56,7 @@ def evaluate_options(
     """The `Options` of `riskcov evaluate` from the API's keywords: the metric options by their
     flag's name (coverage_grid=[...], area_coverage=..., ...) and the experiment selectors
     (mode, method, experiment_seed, split, domain: one value, or two for a pair)."""
-    from riskcov.options import Options
+    from riskcov.evaluation.options import Options
 
     fields: dict[str, Any] = {}
     for key, value in options.items():
@@ -173,7 +173,7 @@ class Warehouse:
         and return it. `run`: a run_id or a run file path; `options`: see `riskcov.evaluate`.
         A file warehouse also writes the artifact (beside it, or to `output`)."""
         from riskcov.api.evaluation import Evaluation
-        from riskcov.evaluate import evaluate_and_store
+        from riskcov.evaluation.run import evaluate_and_store
 
         runs = run if isinstance(run, list) else [run]
         opts = evaluate_options([str(r) for r in runs], confidence, resamples, seed, options)
@@ -192,7 +192,7 @@ class Warehouse:
 
     def runs(self) -> list[dict[str, Any]]:
         """The runs and their experiments with their counts (`riskcov runs --json`)."""
-        from riskcov.runs import list_runs
+        from riskcov.warehouse.runs import list_runs
 
         with self.connection() as con:
             return list_runs(con)
@@ -207,7 +207,7 @@ class Warehouse:
 
     def publish(self, to: str | Path | None = None) -> Path:
         """Refresh the BI snapshot (`riskcov publish`); return its path."""
-        from riskcov.publish import publish_snapshot, resolve_target
+        from riskcov.warehouse.publish import publish_snapshot, resolve_target
 
         if self.path is None:
             raise UsageError("an in-memory warehouse has no BI snapshot: use Warehouse(path)")
@@ -268,7 +268,7 @@ class Warehouse:
         >>> wh.calibrate(run, method="isotonic", features=["confidence"], split="cal")["calibrator_id"]
         1
         """
-        from riskcov.calibration.command import CalibrateOptions, calibrate, experiment_criteria
+        from riskcov.evaluation.calibrate import CalibrateOptions, calibrate, experiment_criteria
 
         opts = CalibrateOptions(
             input=str(run),
@@ -288,7 +288,7 @@ class Warehouse:
 def _open(path: Path | None) -> duckdb.DuckDBPyConnection:
     """A prepared connection: the file at `path`, or an in-memory database."""
     from riskcov.evaluation.prepared_warehouse import prepare
-    from riskcov.warehouse import connect, quiet
+    from riskcov.warehouse.connection import connect, quiet
 
     con = quiet(duckdb.connect()) if path is None else connect(path)
     try:

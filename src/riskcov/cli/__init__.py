@@ -54,7 +54,7 @@ def _main(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """riskcov: a DuckDB metrics warehouse for selective prediction."""
-    from riskcov import warehouse as store
+    from riskcov.warehouse import connection as store
 
     store.GROUP_PATH = warehouse  # set on every invocation, so it never leaks into the next
 

@@ -11,9 +11,9 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from riskcov.cli import coercion
-from riskcov.committed import STORED, interrupted_message, stored_before
 from riskcov.errors import ResourceError, RiskcovError, UsageError
-from riskcov.files import is_full
+from riskcov.warehouse.committed import STORED, interrupted_message, stored_before
+from riskcov.warehouse.files import is_full
 
 try:  # typer >= 0.25 vendors click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
@@ -176,7 +176,7 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
     command that changed nothing returns NOT_WRITTEN (e.g. a --list, an unchanged ingest); an
     error, or an exit code of the command's own, publishes nothing, except ExitAfterWriting
     (ingest stores the good files of a bad batch)."""
-    from riskcov.publish import auto_publish_enabled
+    from riskcov.warehouse.publish import auto_publish_enabled
 
     @functools.wraps(fn)
     def wrapper(*args: Any, no_publish: bool = False, **kwargs: Any) -> None:
@@ -202,8 +202,8 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
 def _publish_after(warehouse: Path | None) -> None:
     from riskcov.errors import PublishError, PublishInterrupted
     from riskcov.evaluation.prepared_warehouse import open_warehouse
-    from riskcov.publish import publish_snapshot, resolve_target
-    from riskcov.warehouse import resolve_path
+    from riskcov.warehouse.connection import resolve_path
+    from riskcov.warehouse.publish import publish_snapshot, resolve_target
 
     stale = "the warehouse is updated but the BI snapshot is not"
     try:

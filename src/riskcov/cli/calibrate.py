@@ -43,8 +43,8 @@ def calibrate(
 ) -> None:
     """Fit a calibrator (docs/calibration.md) on one experiment's predicted items, or a
     per-sample split's samples, and store it."""
-    from riskcov.calibration.command import CalibrateOptions, experiment_criteria
-    from riskcov.calibration.command import calibrate as fit_and_store
+    from riskcov.evaluation.calibrate import CalibrateOptions, experiment_criteria
+    from riskcov.evaluation.calibrate import calibrate as fit_and_store
 
     opts = CalibrateOptions(
         input=input_,

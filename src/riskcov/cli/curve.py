@@ -31,8 +31,8 @@ def curve(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """RC curves at K coverages (first working point with coverage >= c), nothing stored."""
-    from riskcov.options import Options
-    from riskcov.report.curve_export import check_format, curve_rows, write
+    from riskcov.evaluation.curve_export import check_format, curve_rows, write
+    from riskcov.evaluation.options import Options
 
     check_format(fmt)
     opts = Options(

@@ -82,7 +82,7 @@ def evaluate(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """RC curves, AURC/AUGRC, MAE@coverage, oracle metrics and bootstrap CIs for 1-2 inputs."""
-    from riskcov.evaluate import Options, evaluate_and_store
+    from riskcov.evaluation.run import Options, evaluate_and_store
 
     opts = Options(
         inputs=inputs or [],

@@ -7,8 +7,8 @@ import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
 from riskcov.evaluation.prepared_warehouse import open_warehouse
-from riskcov.export import check_format, export_tables
-from riskcov.warehouse import resolve_path
+from riskcov.warehouse.connection import resolve_path
+from riskcov.warehouse.export import check_format, export_tables
 
 
 @app.command()

@@ -24,7 +24,7 @@ def history(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """One metric of one CSF in every run, oldest first (point estimates, as v_metrics)."""
-    from riskcov import history as hist
+    from riskcov.warehouse import history as hist
 
     hist.check(metric, fmt)
     filters = {"mode": mode, "loss": loss, "method": method, "split": split, "domain": domain}

@@ -40,7 +40,7 @@ def plot(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """RC and generalized-risk curves, one line per CSF (and input), Cmax marked."""
-    from riskcov import plot as plotting
+    from riskcov.report import plot as plotting
 
     if from_artifact is not None:
         if inputs:
@@ -50,7 +50,7 @@ def plot(
         plotting.plot_artifact(from_artifact, output)
     else:
         from riskcov.evaluation.curves import check, plot_run
-        from riskcov.options import Options
+        from riskcov.evaluation.options import Options
 
         if not inputs:
             raise UsageError("give --input RUN (once, or twice to compare) or --from-artifact A.json")

@@ -7,8 +7,8 @@ import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
 from riskcov.evaluation.prepared_warehouse import open_warehouse
-from riskcov.publish import publish_snapshot, resolve_target
-from riskcov.warehouse import resolve_path
+from riskcov.warehouse.connection import resolve_path
+from riskcov.warehouse.publish import publish_snapshot, resolve_target
 
 
 @app.command()

@@ -7,8 +7,8 @@ import typer
 
 from riskcov.cli.app import NOT_WRITTEN, WarehouseOpt, app, guarded, publishes
 from riskcov.evaluation.prepared_warehouse import open_warehouse
-from riskcov.runs import list_runs
-from riskcov.warehouse import resolve_path
+from riskcov.warehouse.connection import resolve_path
+from riskcov.warehouse.runs import list_runs
 
 
 @app.command()
@@ -78,8 +78,8 @@ def migrate(
     warehouse: WarehouseOpt = None,
 ) -> object:
     """Apply pending schema migrations (opening the warehouse does it too)."""
-    from riskcov import migrations
-    from riskcov.warehouse import connect, resolve_path
+    from riskcov.warehouse import migrations
+    from riskcov.warehouse.connection import connect, resolve_path
 
     path = resolve_path(warehouse)
     known = migrations.load_migrations()

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import duckdb
 
+from riskcov.bootstrap.curve_band import BandCollector
 from riskcov.errors import UsageError
-from riskcov.evaluate import run
-from riskcov.metrics.curve_band import BandCollector
-from riskcov.options import Options
-from riskcov.plot import check_output, render, require_matplotlib
+from riskcov.evaluation.options import Options
+from riskcov.evaluation.run import run
 from riskcov.report.curves import Line, line_keys, lines_from_artifact
+from riskcov.report.plot import check_output, render, require_matplotlib
 
 
 def check(opts: Options, ci: bool) -> None:

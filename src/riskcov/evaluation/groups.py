@@ -12,14 +12,14 @@ import duckdb
 import numpy as np
 
 from riskcov.bootstrap import interval
-from riskcov.db import one
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import replicates
+from riskcov.evaluation.options import GROUP_COLUMNS
+from riskcov.ingest.inputs import Input
 from riskcov.metrics import engine
-from riskcov.options import GROUP_COLUMNS
 from riskcov.report.keys import grid_key
 from riskcov.scoring.scored import Series
-from riskcov.selection import Input
+from riskcov.warehouse.duckdb_helpers import one
 
 
 def check(column: str | None, inputs: list[Input], estimator: str) -> None:

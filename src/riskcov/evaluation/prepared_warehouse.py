@@ -16,15 +16,15 @@ from pathlib import Path
 import duckdb
 
 from riskcov import __version__
-from riskcov import warehouse as connection
-from riskcov.db import one, transaction
 from riskcov.errors import RiskcovError
-from riskcov.materialise import refresh
-from riskcov.migrations import load_migrations, migrate, status
 from riskcov.resources import resource_dir
 from riskcov.scoring.confidences import confidences_view_sql
 from riskcov.scoring.csf import check_registry
 from riskcov.scoring.user_csf_store import listing, stored
+from riskcov.warehouse import connection
+from riskcov.warehouse.duckdb_helpers import one, transaction
+from riskcov.warehouse.metric_tables import refresh
+from riskcov.warehouse.migrations import load_migrations, migrate, status
 
 
 def _sql_objects(con: duckdb.DuckDBPyConnection, *, compile_user: bool = True) -> list[tuple[str, str]]:

@@ -18,15 +18,15 @@ import duckdb
 import numpy as np
 
 from riskcov.bootstrap import interval
-from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import replicates
+from riskcov.ingest.inputs import Input, resolve
 from riskcov.metrics import engine
 from riskcov.report.artifact import utc_now
 from riskcov.report.keys import grid_key
 from riskcov.scoring.csf import Csf
 from riskcov.scoring.scored import Series
-from riskcov.selection import Input, resolve
+from riskcov.warehouse.duckdb_helpers import one, transaction
 
 DEFAULT_COSTS = [round(0.1 * k, 1) for k in range(11)]
 DEFAULT_ALPHAS = [0.05, 0.1, 0.2]

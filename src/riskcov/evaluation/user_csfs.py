@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import duckdb
 
-from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation.prepared_warehouse import install_sql_objects
 from riskcov.scoring.csf import BASE, Csf
 from riskcov.scoring.user_csf_store import CALIBRATED, as_csf
+from riskcov.warehouse.duckdb_helpers import one, transaction
 
 
 def add(con: duckdb.DuckDBPyConnection, name: str, text: str) -> Csf:

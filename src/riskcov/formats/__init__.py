@@ -36,7 +36,7 @@ class IngestOptions:
     # how much of the current file is done (0..1) and what is being done, for a progress bar;
     # a format reports what it can (the PHQ-8 reader: parsing, validating, storing)
     progress: Callable[[float, str], None] | None = field(default=None, compare=False, repr=False)
-    # the path a DuckDB reader is given: the opened input's descriptor (riskcov.files), so the
+    # the path a DuckDB reader is given: the opened input's descriptor (riskcov.warehouse.files), so the
     # file read is the file hashed; None reads `path` itself (tests, doctests)
     reader_path: str | None = field(default=None, compare=False, repr=False)
 

@@ -26,9 +26,9 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import InputError, UsageError
-from riskcov.formats.samples import SampleDefaults, StagedSamples, stage, typed_columns
-from riskcov.formats.samples_checks import INT, RAW, Source
-from riskcov.formats.samples_store import first_rowid
+from riskcov.formats.per_sample.column_checks import INT, RAW, Source
+from riskcov.formats.per_sample.read import SampleDefaults, StagedSamples, stage, typed_columns
+from riskcov.formats.per_sample.store_rows import first_rowid
 
 FRAME_MODULES = ("pandas", "polars", "pyarrow")
 _VIEW = "_riskcov_user_data"

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov import __version__, materialise
-from riskcov.db import one, transaction
+from riskcov import __version__
 from riskcov.errors import InputError
-from riskcov.files import control_character, open_input, printable
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun, format_for, formats
+from riskcov.warehouse import metric_tables as materialise
+from riskcov.warehouse.duckdb_helpers import one, transaction
+from riskcov.warehouse.files import control_character, open_input, printable
 
 # the tables below `experiments`, deleted with a run (every format's)
 FORMAT_TABLES = ("item_signals", "items", "participants", "sample_scores", "samples")

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.db import one
 from riskcov.errors import InputError
 from riskcov.formats import IngestOptions
 from riskcov.formats.frames import stage_data
 from riskcov.formats.per_sample import parsed_run
-from riskcov.formats.samples import SampleDefaults
-from riskcov.formats.samples_store import drop
+from riskcov.formats.per_sample.read import SampleDefaults
+from riskcov.formats.per_sample.store_rows import drop
 from riskcov.ingest import IngestResult, store_run
+from riskcov.warehouse.duckdb_helpers import one
 
 SOURCE = Path("<data>")  # the runs.source_path of in-memory data
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 
-from riskcov.db import one
+from riskcov.ingest.inputs import Input
 from riskcov.metrics.engine import Results
 from riskcov.metrics.scalars import put
 from riskcov.scoring.scored import Series
-from riskcov.selection import Input
+from riskcov.warehouse.duckdb_helpers import one
 
 KEYS = ("aurc_ba", "augrc_ba")
 

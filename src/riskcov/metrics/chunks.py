@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import duckdb
 
-from riskcov.db import one, one_thread
+from riskcov.warehouse.duckdb_helpers import one, one_thread
 
 SHARED = (
     "eval_scored",

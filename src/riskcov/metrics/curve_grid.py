@@ -8,8 +8,8 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import registered
 from riskcov.scoring.scored import Series
+from riskcov.warehouse.duckdb_helpers import registered
 
 GridCurve = dict[str, list[float | None]]
 

@@ -12,10 +12,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import one, single_threaded
 from riskcov.metrics import curve_grid, interpolated, plateau_stream
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
+from riskcov.warehouse.duckdb_helpers import one, single_threaded
 
 ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
 # rc_summary's columns kept per series and replicate

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import temp_table
+from riskcov.warehouse.duckdb_helpers import temp_table
 
 BoolArray = np.ndarray[Any, np.dtype[np.bool_]]
 # Shewchuk's bound on the rounding error of a 2x2 determinant of differences of doubles,

@@ -12,8 +12,8 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import registered
 from riskcov.metrics.hull import lower_hull
+from riskcov.warehouse.duckdb_helpers import registered
 
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 

@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 
 from riskcov.bootstrap.intervals import interval, paired, std_error, summarize
-from riskcov.db import Transaction
-from riskcov.files import StagedOutput, write_output
 from riskcov.metrics import cost_curves
 from riskcov.metrics.engine import Results
 from riskcov.report.keys import DELTAS, EXTRA_KEYS, WITH_CI, grid_key
 from riskcov.scoring.scored import Series
+from riskcov.warehouse.duckdb_helpers import Transaction
+from riskcov.warehouse.files import StagedOutput, write_output
 
 # the artifact's curve arrays (docs/formats.md)
 CURVE_KEYS = ("coverage", "selective_risk", "generalized_risk", "threshold")
@@ -146,7 +146,7 @@ def utc_now() -> str:
 
 
 def write(artifact: dict[str, Any], path: Path) -> None:
-    """Write atomically: a failed run leaves no half artifact behind (riskcov.files)."""
+    """Write atomically: a failed run leaves no half artifact behind (riskcov.warehouse.files)."""
     write_output(path, dumps(artifact) + "\n", "the artifact")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from riskcov.metrics.curve_band import Band
+from riskcov.bootstrap.curve_band import Band
 
 
 @dataclass

@@ -7,11 +7,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from riskcov.files import write_output
 from riskcov.report import rank_tables, svg
 from riskcov.report.curves import merge_identical
 from riskcov.report.keys import shown
 from riskcov.report.report_data import ReportData, Row
+from riskcov.warehouse.files import write_output
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1.5em; max-width: 72em; color: #222; }
@@ -190,7 +190,7 @@ def render(data: ReportData) -> str:
 
 
 def write(page: str, path: Path) -> None:
-    """Write the page atomically (riskcov.files: a device is written in place, never replaced)."""
+    """Write the page atomically (riskcov.warehouse.files: a device is written in place, never replaced)."""
     write_output(path, page, "the report")
 
 

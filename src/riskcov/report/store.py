@@ -12,10 +12,10 @@ import duckdb
 import numpy as np
 
 from riskcov import __version__
-from riskcov.db import one, registered
-from riskcov.files import stale_temps
 from riskcov.report.keys import EXTRA_KEYS, SCALARS, grid_key, value_of
-from riskcov.warehouse import resolve_path
+from riskcov.warehouse.connection import resolve_path
+from riskcov.warehouse.duckdb_helpers import one, registered
+from riskcov.warehouse.files import stale_temps
 
 # a key whose last part is its parameter: mae_at_coverage_0.10, coverage_at_risk_0.05, ...
 _PARAMETER = re.compile(r"^(.*)_(\d+(?:\.\d+)?)$")

@@ -10,12 +10,12 @@ from typing import Any
 
 import duckdb
 
-from riskcov.db import transaction
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import ood_suite, rules, suite
 from riskcov.riskcontrol.bounds import check_level
 from riskcov.riskcontrol.command_options import CertificateOptions, InputOptions
+from riskcov.warehouse.duckdb_helpers import transaction
 
 
 @dataclass
@@ -52,8 +52,8 @@ def ood_key(c: float) -> str:
 def _aurc(con: duckdb.DuckDBPyConnection, ids: list[int], csf: str) -> dict[int, float]:
     """AURC (default estimator) of each experiment by `csf`: the macros v_metrics runs
     (rc_scored, rc_totals, rc_points, rc_metrics), on these experiments only, one thread."""
-    from riskcov.db import single_threaded
     from riskcov.scoring.confidences import sample_confidences_sql
+    from riskcov.warehouse.duckdb_helpers import single_threaded
 
     where = f"experiment_id IN ({', '.join(str(int(i)) for i in ids)})"
     labels = "experiment_id AS series, experiment_id AS population, 'given' AS loss,"

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 import duckdb
 import numpy as np
 
-from riskcov.db import one
 from riskcov.errors import InputError, UsageError
+from riskcov.warehouse.duckdb_helpers import one
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 BoolArray = np.ndarray[Any, np.dtype[np.bool_]]

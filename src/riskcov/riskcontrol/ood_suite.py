@@ -1,5 +1,5 @@
 """`riskcov ood` (docs/risk-control.md): per method and seed, the ID and OOD experiments of one split
-compared through `riskcov.ood` (acceptance at fixed ID coverage, DAR at thresholds, AUROC,
+compared through `riskcov.riskcontrol.ood` (acceptance at fixed ID coverage, DAR at thresholds, AUROC,
 FPR@95%TPR), per method the mean ± std over seeds; the rows are stored with the options."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from typing import Any
 
 import duckdb
 
-from riskcov import ood
-from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
+from riskcov.riskcontrol import ood
 from riskcov.riskcontrol.command_options import InputOptions
 from riskcov.riskcontrol.rules import mean_std
 from riskcov.riskcontrol.store import record_command
+from riskcov.warehouse.duckdb_helpers import transaction
 
 STORED = (
     "method",

@@ -28,11 +28,11 @@ from typing import Any, NamedTuple
 import duckdb
 import numpy as np
 
-from riskcov.db import temp_table
 from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol import fwer
 from riskcov.riskcontrol.bounds import BOUNDS, check_level
 from riskcov.riskcontrol.multi_risk import family_p, p_at
+from riskcov.warehouse.duckdb_helpers import temp_table
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 IntArray = np.ndarray[Any, np.dtype[np.int64]]

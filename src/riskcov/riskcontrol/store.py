@@ -8,7 +8,7 @@ from typing import Any
 import duckdb
 
 from riskcov import __version__
-from riskcov.db import one
+from riskcov.warehouse.duckdb_helpers import one
 
 
 def record_command(

@@ -10,7 +10,6 @@ from typing import Any
 
 import duckdb
 
-from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
@@ -18,6 +17,7 @@ from riskcov.riskcontrol import fwer, multi_risk, rules
 from riskcov.riskcontrol.bounds import check_level, check_losses
 from riskcov.riskcontrol.command_options import CertificateOptions
 from riskcov.riskcontrol.store import record_command
+from riskcov.warehouse.duckdb_helpers import transaction
 
 RULES = ("certified", "uncertified", "crc")
 RESULT_COLUMNS = (

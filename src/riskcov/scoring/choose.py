@@ -1,7 +1,7 @@
 """The CSFs a PHQ-8 evaluation's `--confidence` names, beyond the registry's: the user's stored
 CSFs, `sql:EXPR`, and the calibrated ones of docs/calibration.md (`--calibration FILE|ID`).
 
-Every choice is SQL over `item_signals AS s` (a calibrator too: riskcov.calibration.to_sql), so
+Every choice is SQL over `item_signals AS s` (a calibrator too: riskcov.scoring.calibration.to_sql), so
 the point estimate and every bootstrap replicate run the same SQL as every built-in CSF.
 """
 
@@ -18,7 +18,7 @@ from riskcov.scoring.csf import BASE, DEFAULT, Csf
 from riskcov.scoring.user_csf_store import CALIBRATED, as_csf, stored
 
 if TYPE_CHECKING:  # the calibration modules load only with --calibration (CLI start-up)
-    from riskcov.calibration.artifact import Calibrator
+    from riskcov.scoring.calibration.artifact import Calibrator
 
 USES_CALIBRATION = "--confidence calibrated, verbalized_calibrated, calibrated:<csf> or all"
 
@@ -58,8 +58,8 @@ def _lacking(cal: Calibrator, expr: str) -> str:
 def calibrated(selector: str, cal: Calibrator, user: dict[str, Csf]) -> Csf:
     """`verbalized_calibrated`, `calibrated` or `calibrated:<csf>` as a CSF; UsageError when the
     calibrator cannot apply."""
-    from riskcov.calibration.artifact import Linear
-    from riskcov.calibration.to_sql import signal_inputs, to_sql, value_sql
+    from riskcov.scoring.calibration.artifact import Linear
+    from riskcov.scoring.calibration.to_sql import signal_inputs, to_sql, value_sql
 
     if selector == "verbalized_calibrated":
         if cal.method != "temperature_scaling":
@@ -107,7 +107,7 @@ def choose(con: duckdb.DuckDBPyConnection, selector: str, calibration: str | Non
         raise UsageError(f"--confidence {selector} needs --calibration FILE|ID (a calibrator)")
     cal, ref = None, None
     if calibration is not None:
-        from riskcov.calibration.store import resolve
+        from riskcov.scoring.calibration.store import resolve
 
         cal, ref = resolve(con, calibration)
     if selector == "default":
@@ -145,7 +145,7 @@ def choose_samples(
             "--calibration is used on per-sample runs only by --confidence calibrated, "
             "calibrated:<csf> or all"
         )
-    from riskcov.calibration.store import resolve
+    from riskcov.scoring.calibration.store import resolve
 
     cal, ref = resolve(con, calibration)
     if selector == "all":
@@ -159,8 +159,8 @@ def choose_samples(
 
 
 def _sample_calibrated(selector: str, cal: Calibrator, columns: list[list[str]]) -> Csf:
-    from riskcov.calibration.artifact import Linear
-    from riskcov.calibration.to_sql import to_sql, value_sql
+    from riskcov.scoring.calibration.artifact import Linear
+    from riskcov.scoring.calibration.to_sql import to_sql, value_sql
     from riskcov.scoring.sample_expressions import column_sql, expression_csf
 
     if selector == "calibrated":

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 
-from riskcov.db import one, temp_table
+from riskcov.ingest.inputs import Input
 from riskcov.scoring.confidences import item_confidences_sql, sample_confidences_sql
 from riskcov.scoring.csf import Csf
 from riskcov.scoring.sample_expressions import expression_confidences_sql, is_column
-from riskcov.selection import Input
+from riskcov.warehouse.duckdb_helpers import one, temp_table
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Property tests: random small runs through `riskcov.evaluate.run`, every artifact number
+"""Property tests: random small runs through `riskcov.evaluation.run.run`, every artifact number
 compared with the pure-Python oracle of metrics_support.py (docs/metrics.md, docs/formats.md), rel 1e-12.
 
 Runs have 1-8 participants (some failed, ids in any order and sign), many abstentions, small
@@ -34,8 +34,8 @@ from metrics_support import (
 )
 
 from hypothesis_profiles import examples
-from riskcov.evaluate import Options, run
 from riskcov.evaluation.prepared_warehouse import open_warehouse
+from riskcov.evaluation.run import Options, run
 
 # HYPOTHESIS_PROFILE=thorough for a longer hunt (docs/testing.md)
 EXAMPLES = examples(40)

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import numpy as np
 
-from riskcov.db import one, registered
 from riskcov.errors import InputError
 from riskcov.formats.phq8_json.validate import NULL_MASKED, SIGNALS
+from riskcov.warehouse.duckdb_helpers import one, registered
 
 if TYPE_CHECKING:
     from riskcov.formats.phq8_json.columns import ExperimentRows

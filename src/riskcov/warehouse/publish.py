@@ -8,13 +8,13 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.db import one, transaction
 from riskcov.errors import RiskcovError, UsageError
-from riskcov.files import stale_temps, temp_beside
-from riskcov.warehouse import STORAGE_VERSION, check_database_file, connect
+from riskcov.warehouse.connection import STORAGE_VERSION, check_database_file, connect
+from riskcov.warehouse.duckdb_helpers import one, transaction
+from riskcov.warehouse.files import stale_temps, temp_beside
 
 SNAPSHOT_NAME = "riskcov-bi.duckdb"
-# the warehouse's materialised metric tables (riskcov.materialise), counted in the summary line
+# the warehouse's materialised metric tables (riskcov.warehouse.metric_tables), counted in the summary line
 MATERIALISED = ("metrics", "rc_points")
 _ALIAS = "riskcov_bi_snapshot"
 

@@ -21,9 +21,9 @@ import numpy as np
 
 from riskcov.bootstrap import sample_chunks
 from riskcov.errors import UsageError
+from riskcov.evaluation.options import SPARK_INSTALL, Options
 from riskcov.metrics import engine, interpolated, portable
 from riskcov.metrics.hull import achievable
-from riskcov.options import SPARK_INSTALL, Options
 from riskcov.scoring.scored import Series
 
 # replicates per chunk shipped to Spark: one chunk's weights are clusters x this many rows

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.db import one
 from riskcov.errors import InputError, UsageError
 from riskcov.ingest import ingest_file
+from riskcov.warehouse.duckdb_helpers import one
 
 # experiment fields an input can be chosen by: (flag, experiments column)
 CRITERIA = (

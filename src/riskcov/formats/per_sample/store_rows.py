@@ -26,7 +26,7 @@ from itertools import accumulate
 
 import duckdb
 
-from riskcov.formats.samples_checks import TYPED, literal
+from riskcov.formats.per_sample.column_checks import TYPED, literal
 
 ORDERED, EXPS = "_riskcov_samples_ordered", "_riskcov_samples_experiments"
 EXPERIMENT = "method, seed, split, domain"

@@ -8,8 +8,8 @@ from types import ModuleType
 from typing import Any
 
 from riskcov.errors import MissingExtraError, UsageError
-from riskcov.files import write_output
 from riskcov.report.curves import Line, merge_identical
+from riskcov.warehouse.files import write_output
 
 FORMATS = (".png", ".svg")
 PANELS = (("selective_risk", "selective risk"), ("generalized_risk", "generalized risk"))

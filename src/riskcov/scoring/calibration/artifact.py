@@ -39,7 +39,7 @@ LINKS: tuple[Link, ...] = ("sigmoid", "identity")
 ONE_FEATURE: frozenset[str] = frozenset({"temperature_scaling", "platt", "isotonic"})
 # a feature name becomes a SQL column or a JSON path: plain identifiers only
 # an isotonic model's knots: applying one costs a binary search per value plus reading the
-# knots once (calibration/to_sql.py); a file of millions would still cost seconds and memory
+# knots once (scoring/calibration/to_sql.py); a file of millions would still cost seconds and memory
 MAX_KNOTS = 100_000
 SCHEMA_VERSIONS = ("1",)  # absent: the reference's artifacts, read as "1"
 FEATURE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: "$" would match before a final newline

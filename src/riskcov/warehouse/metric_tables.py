@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.db import one, one_thread
+from riskcov.warehouse.duckdb_helpers import one, one_thread
 
 TABLES = ("metrics", "rc_points")
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.db import one, transaction
 from riskcov.errors import MigrationError
 from riskcov.resources import resource_dir
+from riskcov.warehouse.duckdb_helpers import one, transaction
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 

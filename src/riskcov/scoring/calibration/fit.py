@@ -22,7 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from riskcov.calibration.artifact import (
+from riskcov.errors import InputError, UsageError
+from riskcov.scoring.calibration.artifact import (
     ONE_FEATURE,
     Calibrator,
     Isotonic,
@@ -32,7 +33,6 @@ from riskcov.calibration.artifact import (
     Target,
     Temperature,
 )
-from riskcov.errors import InputError, UsageError
 
 Array = npt.NDArray[np.float64]
 EPS = 1e-6  # probabilities are clipped to [EPS, 1 - EPS] before the logit

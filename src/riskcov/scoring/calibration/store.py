@@ -20,10 +20,10 @@ from typing import Any
 
 import duckdb
 
-from riskcov.calibration.artifact import Calibrator, load, parse
-from riskcov.db import one
 from riskcov.errors import InputError
-from riskcov.files import stale_temps
+from riskcov.scoring.calibration.artifact import Calibrator, load, parse
+from riskcov.warehouse.duckdb_helpers import one
+from riskcov.warehouse.files import stale_temps
 
 
 def text(doc: dict[str, Any]) -> str:

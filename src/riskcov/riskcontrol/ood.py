@@ -16,9 +16,9 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import registered, temp_table
 from riskcov.errors import InputError, UsageError
 from riskcov.resources import sql_list
+from riskcov.warehouse.duckdb_helpers import registered, temp_table
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 BoolArray = np.ndarray[Any, np.dtype[np.bool_]]

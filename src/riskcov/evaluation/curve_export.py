@@ -12,11 +12,11 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.db import registered
 from riskcov.errors import UsageError
-from riskcov.files import write_output
-from riskcov.options import Options
+from riskcov.evaluation.options import Options
 from riskcov.report.curves import input_names
+from riskcov.warehouse.duckdb_helpers import registered
+from riskcov.warehouse.files import write_output
 
 FORMATS = ("csv", "parquet", "json")
 COLUMNS = (
@@ -34,7 +34,7 @@ COLUMNS = (
 def curve_rows(con: duckdb.DuckDBPyConnection, opts: Options, points: int) -> list[dict[str, Any]]:
     """Evaluate without bootstrap and without storing anything (inputs ingested on the fly are
     rolled back), and flatten every curve_grid."""
-    from riskcov.evaluate import run
+    from riskcov.evaluation.run import run
 
     one = replace(opts, bootstrap_resamples=0, curve_points=points)
     one.check()
@@ -73,7 +73,7 @@ def check_format(fmt: str) -> None:
 
 def write(rows: list[dict[str, Any]], fmt: str, output: Path) -> None:
     """Write rows as CSV or Parquet (DuckDB's COPY) or a JSON array, replacing `output` whole
-    (riskcov.files: a device is written in place, never replaced)."""
+    (riskcov.warehouse.files: a device is written in place, never replaced)."""
     check_format(fmt)
     if fmt == "json":
         data = (json.dumps(rows, indent=1, allow_nan=False) + "\n").encode()

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from riskcov.committed import STORED, sigint_deferred
 from riskcov.errors import RiskcovError
+from riskcov.warehouse.committed import STORED, sigint_deferred
 
 if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
     import numpy as np

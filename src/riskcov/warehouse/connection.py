@@ -11,9 +11,9 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.db import one
 from riskcov.errors import LockedError, RiskcovError, UsageError
-from riskcov.files import kind_of, printable
+from riskcov.warehouse.duckdb_helpers import one
+from riskcov.warehouse.files import kind_of, printable
 
 DEFAULT_PATH = Path("warehouse") / "riskcov.duckdb"
 # BI drivers embed DuckDB 1.4-1.5, which cannot open the 2.0 default storage format.

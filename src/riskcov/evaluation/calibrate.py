@@ -1,6 +1,6 @@
 """`riskcov calibrate`: fit a calibrator on the predicted items of one experiment
 (docs/calibration.md), or on the non-abstained samples of a per-sample experiment
-(riskcov.calibration.samples),
+(riskcov.scoring.calibration.samples),
 report its metrics, store it in `calibrators` and write its artifact, in one transaction."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.calibration.artifact import FEATURE_NAME, TARGETS, FittedOn, Method, Target, to_json
-from riskcov.calibration.fit import fit, target_values
-from riskcov.calibration.metrics import before_after, calibration_metrics
-from riskcov.calibration.store import recover_output, save, text
-from riskcov.calibration.to_sql import evaluate, feature_sql
-from riskcov.db import transaction
 from riskcov.errors import InputError, UsageError
-from riskcov.files import StagedOutput, printable
+from riskcov.ingest.inputs import Input, resolve
+from riskcov.scoring.calibration.artifact import FEATURE_NAME, TARGETS, FittedOn, Method, Target, to_json
+from riskcov.scoring.calibration.fit import fit, target_values
+from riskcov.scoring.calibration.metrics import before_after, calibration_metrics
+from riskcov.scoring.calibration.store import recover_output, save, text
+from riskcov.scoring.calibration.to_sql import evaluate, feature_sql
 from riskcov.scoring.csf import has_signal
-from riskcov.selection import Input, resolve
+from riskcov.warehouse.duckdb_helpers import transaction
+from riskcov.warehouse.files import StagedOutput, printable
 
 # --method as typed -> the artifact's method
 METHODS: dict[str, Method] = {
@@ -136,7 +136,7 @@ def calibrate(con: duckdb.DuckDBPyConnection, opts: CalibrateOptions) -> Calibra
         criteria = {"--mode": [opts.mode] if opts.mode else [], **opts.criteria}
         (inp,) = resolve(con, [opts.input], criteria)
         if inp.per_sample:
-            from riskcov.calibration.samples import sample_rows
+            from riskcov.scoring.calibration.samples import sample_rows
 
             x, y, outcome = sample_rows(con, inp, opts.features, target)
         else:

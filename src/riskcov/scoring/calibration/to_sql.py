@@ -6,7 +6,7 @@ sigmoid(z) = 1 / (1 + exp(-z)); temperature: sigmoid(ln(c / (1 - c)) / T) with
 c = clip(v, 1e-6, 1 - 1e-6); linear: intercept + Σ ((x - mean) / std) * coefficient;
 isotonic: numpy.interp's slope * (x - x_k) + y_k on the segment x_k <= x < x_k+1.
 
->>> from riskcov.calibration.artifact import Calibrator, Temperature
+>>> from riskcov.scoring.calibration.artifact import Calibrator, Temperature
 >>> cal = Calibrator("temperature_scaling", (), "correctness", Temperature(0.5))
 >>> sql = f"SELECT round({value_sql(cal, 'CAST(0.75 AS DOUBLE)')}, 12)"
 >>> duckdb.connect().execute(sql).fetchall()[0][0]  # sigmoid(2 ln 3) = 9 / 10
@@ -24,10 +24,10 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 
-from riskcov.calibration.artifact import Calibrator, Isotonic, Linear, Temperature
-from riskcov.calibration.fit import EPS, default_value
-from riskcov.db import registered
 from riskcov.errors import UsageError
+from riskcov.scoring.calibration.artifact import Calibrator, Isotonic, Linear, Temperature
+from riskcov.scoring.calibration.fit import EPS, default_value
+from riskcov.warehouse.duckdb_helpers import registered
 
 # numeric per-item signals stored as item_signals columns of the same name
 _NUMERIC_COLUMNS = frozenset(
@@ -87,8 +87,9 @@ def _linear(m: Linear, xs: list[str]) -> str:
 
 def _doubles(values: list[float]) -> str:
     """A DOUBLE[] constant, parsed from one string (a list literal of 100,000 numbers costs
-    the parser seconds; the string is cast once), each number by repr, so exactly."""
-    return "CAST('[" + ", ".join(repr(float(v)) for v in values) + "]' AS DOUBLE[])"
+    the parser seconds; the string is cast once), each number by repr, so exactly. -0.0 is
+    written 0.0: the SQL literal of d() (CAST(-0.0 AS DOUBLE)) is +0.0, a list cast keeps the sign."""
+    return "CAST('[" + ", ".join(repr(float(v) + 0.0) for v in values) + "]' AS DOUBLE[])"
 
 
 def _isotonic(m: Isotonic, x: str) -> str:
@@ -152,7 +153,7 @@ def to_sql(cal: Calibrator, inputs: Mapping[str, str]) -> str:
     """The calibrated confidence over `inputs`, a SQL expression for each of cal.features;
     NULL when an input is NULL (feature_sql's inputs never are).
 
-    >>> from riskcov.calibration.artifact import Linear
+    >>> from riskcov.scoring.calibration.artifact import Linear
     >>> cal = Calibrator("logistic", ("a", "b"), "loss", Linear((0.5, 0.25), 0.5, "identity",
     ...                  (1.0, 0.0), (2.0, 1.0)))
     >>> duckdb.connect().execute(f"SELECT {to_sql(cal, {'a': '3.0', 'b': '-2.0'})}").fetchall()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.db import one
 from riskcov.errors import ResourceError, RiskcovError, UsageError
-from riskcov.files import is_full
+from riskcov.warehouse.duckdb_helpers import one
+from riskcov.warehouse.files import is_full
 
 FORMATS = {"parquet": "FORMAT parquet", "csv": "FORMAT csv, HEADER true"}
 # bookkeeping of the warehouse itself, not data

@@ -12,8 +12,8 @@ import duckdb
 
 from riskcov.errors import RiskcovError
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
-from riskcov.formats.samples import SampleDefaults, StagedSamples, stage_samples
-from riskcov.formats.samples_store import drop, store
+from riskcov.formats.per_sample.read import SampleDefaults, StagedSamples, stage_samples
+from riskcov.formats.per_sample.store_rows import drop, store
 
 FORMAT_NAME = "per-sample-table"
 SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
@@ -70,6 +70,6 @@ def parsed_run(staged: StagedSamples, run_id: str) -> ParsedRun:
 
 def fill(con: duckdb.DuckDBPyConnection, experiment_ids: list[int], staged: StagedSamples) -> None:
     """Insert the staged rows under their experiments' ids, in storage order (see
-    `riskcov.formats.samples_store`), and drop what staging left."""
+    `riskcov.formats.per_sample.store_rows`), and drop what staging left."""
     store(con, staged.layout, experiment_ids)
     drop(con, "staged_samples", "staged_scores", staged.layout.table)

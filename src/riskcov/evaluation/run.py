@@ -6,9 +6,7 @@ stored rows and the artifact land together or not at all); `run` computes withou
 
 from __future__ import annotations
 
-import sys
 import threading
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,16 +18,16 @@ import numpy as np
 from riskcov import __version__
 from riskcov.bootstrap import memory, sample_chunks
 from riskcov.bootstrap.ranks import rank_stability
-from riskcov.db import one, transaction
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import groups
+from riskcov.evaluation.options import Options
+from riskcov.ingest.inputs import Input, analysis_set, resolve
 from riskcov.metrics import balanced, chunks, cost_curves, engine, plateau_stream
-from riskcov.options import Options
 from riskcov.report import artifact, store
 from riskcov.scoring.choose import choose, choose_samples
 from riskcov.scoring.scored import Series, build_scored
-from riskcov.selection import Input, analysis_set, resolve
-from riskcov.warehouse import quiet
+from riskcov.warehouse.connection import quiet
+from riskcov.warehouse.duckdb_helpers import one, transaction
 
 __all__ = ["Evaluation", "Options", "evaluate_and_store", "run"]
 
@@ -140,7 +138,7 @@ def run(
     if opts.engine == "spark":
         if not inputs[0].per_sample:
             raise UsageError("--engine spark evaluates per-sample runs; PHQ-8 runs take the DuckDB engine")
-        from riskcov.spark_engine import compute_all
+        from riskcov.evaluation.spark_engine import compute_all
 
         res = compute_all(con, opts, kept, analysis.participants, b)
     else:
@@ -350,16 +348,3 @@ def evaluate_and_store(
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
             artifact.write_on_commit(tx, result.artifact, result.path)
     return result
-
-
-class _CallableModule(types.ModuleType):
-    """This module is also `riskcov.evaluate`, the Python API's one-call evaluation (the package
-    attribute of a submodule is the submodule): calling it calls `riskcov.api.evaluate`."""
-
-    def __call__(self, data: Any, /, **kwargs: Any) -> Any:
-        from riskcov.api import evaluate as evaluate_data
-
-        return evaluate_data(data, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -4,7 +4,7 @@
 decision and message is ours, not the sniffer's; a Parquet file is read in place), checks the
 header, types every column in one SQL pass, reports the first problem in file order (lowest
 row, then leftmost column) as one line, and only then lays the rows out for `fill`
-(`riskcov.formats.samples_store`). For inspection it leaves two TEMP VIEWs, computed when read:
+(`riskcov.formats.per_sample.store_rows`). For inspection it leaves two TEMP VIEWs, computed when read:
 
 - `staged_samples`: one row per sample, with its experiment (method, seed, split, domain),
   `row_number` (1-based data row of the file), `sample_index` (0-based, file order within
@@ -46,7 +46,7 @@ from typing import NamedTuple
 import duckdb
 
 from riskcov.errors import InputError, UsageError
-from riskcov.formats.samples_checks import (
+from riskcov.formats.per_sample.column_checks import (
     BOOL,
     FLOAT,
     INT,
@@ -62,7 +62,7 @@ from riskcov.formats.samples_checks import (
     show,
     typed_sql,
 )
-from riskcov.formats.samples_store import (
+from riskcov.formats.per_sample.store_rows import (
     EXPS,
     ORDERED,
     Layout,

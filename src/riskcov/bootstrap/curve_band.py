@@ -10,8 +10,8 @@ import duckdb
 import numpy as np
 
 from riskcov.bootstrap.intervals import interval
-from riskcov.db import temp_table
 from riskcov.scoring.scored import Series
+from riskcov.warehouse.duckdb_helpers import temp_table
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 GRID_POINTS = 100  # coverage 0.01, 0.02, ..., 1.00

@@ -20,7 +20,7 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 
-from riskcov.db import registered
+from riskcov.warehouse.duckdb_helpers import registered
 
 Metrics = dict[str, Any]
 

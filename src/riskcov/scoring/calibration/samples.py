@@ -11,10 +11,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.calibration.artifact import Target
 from riskcov.errors import InputError, UsageError
+from riskcov.ingest.inputs import Input
+from riskcov.scoring.calibration.artifact import Target
 from riskcov.scoring.sample_expressions import PROB, column_sql, rows_sql
-from riskcov.selection import Input
 
 
 def sample_rows(
