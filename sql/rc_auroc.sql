@@ -1,5 +1,5 @@
 -- AUROC per series: the probability that a positive scores above a negative, ties counting
--- one half (SPEC §10: ID positive vs OOD). `scores` names a relation (series, score,
+-- one half (docs/risk-control.md: ID positive vs OOD). `scores` names a relation (series, score,
 -- positive BOOLEAN); a NULL score (an abstention, never accepted) ranks below every score.
 -- Counts are summed as HUGEINT, so the numerator is exact; NULL when a class is empty.
 CREATE OR REPLACE MACRO rc_auroc(scores) AS TABLE

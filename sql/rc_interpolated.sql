@@ -1,4 +1,4 @@
--- fd-shifts' achievable AURC with non-linear interpolation (SPEC §9.3) over a subset of the
+-- fd-shifts' achievable AURC with non-linear interpolation (docs/metrics.md) over a subset of the
 -- plateau points, per series and replicate: the dominant points (lower convex hull in counts)
 -- of 0/1 losses, or the plateau ends of item points. `kept` names those points (rc_points
 -- columns; series, replicate, plateau, coverage, generalized_risk), `totals` (rc_totals) gives

@@ -1,5 +1,5 @@
--- Scalar metrics of SPEC §4 per series and replicate (and aurc_interpolated_points: SPEC
--- §9.3's interpolated area over every point, which is fd-shifts' achievable AURC for continuous
+-- Scalar metrics of docs/metrics.md per series and replicate (and aurc_interpolated_points: the
+-- interpolated area of docs/metrics.md over every point, which is fd-shifts' achievable AURC for continuous
 -- losses under the plateau estimator), from working points (rc_points, in
 -- (series, replicate, plateau) order) and totals (rc_totals), under an estimator:
 --   plateau-trapezoid: trapezoid over (0, r1), (c1, r1), ... and (0, 0), (c1, g1), ...

@@ -1,4 +1,4 @@
--- Plateaus of the RC curve (SPEC §4) per series and replicate: every distinct confidence
+-- Plateaus of the RC curve (docs/metrics.md) per series and replicate: every distinct confidence
 -- (plateau 1 = most confident) with the predicted items k and raw loss sum l it adds, weighted
 -- by the replicate's multiplicities. `cells` names rc_cells(scored) (a relation: `evaluate`
 -- builds it once per evaluation, as it does not depend on the replicates; rc_points a CTE);

@@ -1,4 +1,4 @@
--- A working point's values (SPEC §4) from its running sums, in the order they come: `points`
+-- A working point's values (docs/metrics.md) from its running sums, in the order they come: `points`
 -- names a relation (series, replicate, plateau, threshold, k, k_cum, l_cum, l_prev, n_total,
 -- k_total, loss_scale) of points with the items k they add, their covered items k_cum and raw
 -- loss l_cum, and their predecessor's raw loss l_prev (rc_running_exact, rc_running). Risks

@@ -1,4 +1,4 @@
--- RC working points (SPEC §4): one per distinct confidence (plateau), ties entering together,
+-- RC working points (docs/metrics.md): one per distinct confidence (plateau), ties entering together,
 -- in descending confidence order (plateau 1 = most confident): rc_plateaus' increments summed
 -- by rc_running. `samples` names a relation (replicate, participant_id, multiplicity).
 -- `evaluate` composes the same macros itself, over rc_cells built once per evaluation.

@@ -1,4 +1,4 @@
--- RC working points from plateau increments (SPEC §4): `plateaus` names a relation (series,
+-- RC working points from plateau increments (docs/metrics.md): `plateaus` names a relation (series,
 -- replicate, plateau, threshold, k, l) of the items and raw loss each point adds (rc_plateaus;
 -- or the hull's points, whose increments span the plateaus between them), `totals` their
 -- rc_totals. A point carries its predecessor's values, derived from the running sums, so areas

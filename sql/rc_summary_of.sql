@@ -1,7 +1,7 @@
--- Every scalar of SPEC §4 that is not a grid lookup, per series and replicate: rc_metrics'
+-- Every scalar of docs/metrics.md that is not a grid lookup, per series and replicate: rc_metrics'
 -- Cmax and areas with rc_oracle_of's optimal areas and the excess metrics (eaurc = aurc -
--- aurc_optimal, eaugrc likewise; eaurc_population = aurc - aurc_optimal_population, SPEC
--- §9.3, NULL unless the losses are 0/1), defined here once for `evaluate` and `v_metrics`.
+-- aurc_optimal, eaugrc likewise; eaurc_population = aurc - aurc_optimal_population,
+-- docs/metrics.md, NULL unless the losses are 0/1), defined here once for `evaluate` and `v_metrics`.
 -- The arguments are rc_oracle_of's (`losses`: rc_loss_counts, built once per evaluation) and
 -- rc_metrics'; a series reaches its population's oracle through totals. rc_summary composes
 -- it from the scored relation. The oracle's runs are rc_loss_runs'; the rest is

@@ -1,4 +1,4 @@
-"""The bootstrap protocol of SPEC §5: draws, sample tables, intervals, reproducibility."""
+"""The bootstrap protocol of docs/metrics.md: draws, sample tables, intervals, reproducibility."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Participant-cluster bootstrap (SPEC §5): draws as sample weights, and their intervals."""
+"""Participant-cluster bootstrap (docs/metrics.md): draws as sample weights, and their intervals."""
 
 from riskcov.bootstrap.draws import sample_chunks
 from riskcov.bootstrap.intervals import interval, std_error

@@ -1,4 +1,4 @@
-"""Participant-cluster bootstrap draws (SPEC §5): resamples as sample weights."""
+"""Participant-cluster bootstrap draws (docs/metrics.md): resamples as sample weights."""
 
 from __future__ import annotations
 

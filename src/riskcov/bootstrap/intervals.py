@@ -1,4 +1,4 @@
-"""Bootstrap summaries (SPEC §5): percentile CIs, drop rates and standard errors of the kept
+"""Bootstrap summaries (docs/metrics.md): percentile CIs, drop rates and standard errors of the kept
 replicates, per metric and for paired deltas."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 
 def interval(point: float | None, replicates: FloatArray) -> tuple[list[float] | None, float]:
-    """ci95 and drop rate of one metric: NaN replicates are dropped (SPEC §5).
+    """ci95 and drop rate of one metric: NaN replicates are dropped (docs/metrics.md).
 
     >>> interval(0.5, np.array([0.0, 1.0, np.nan, 2.0]))
     ([0.05, 1.95], 0.25)

@@ -224,7 +224,7 @@ def compute(
     if subset is not None:
         put(name, subset["series"], subset["replicate"], subset[name])
     present = np.unique(m["replicate"]).astype(np.intp)
-    if not len(present):  # no participant at all: N = 0, so Cmax and every area are 0 (SPEC §4)
+    if not len(present):  # no participant at all: N = 0, so Cmax and every area are 0 (docs/metrics.md)
         present = np.array([0], dtype=np.intp)
         for name in (*SUMMARY, "aurc_achievable_interpolated"):
             if name not in ("aurc_optimal_population", "eaurc_population"):  # no loss: undefined
