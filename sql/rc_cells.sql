@@ -10,13 +10,12 @@
 -- in ascending loss order, a total order of the values, so the sum is a function of the
 -- cell's multiset of losses (and equals the plain sum for integer losses). One scan decides
 -- for the whole relation; the other branch then gets no rows. (A per-row or per-cell choice
--- inside one aggregate keeps DuckDB's ordered-aggregate machinery in the PHQ-8 path: 10-50 %
--- slower there, measured on 2,000 participants x 1,000 replicates.)
+-- inside one aggregate keeps DuckDB's ordered-aggregate machinery in the PHQ-8 path, slower
+-- there.)
 -- A cell's confidence comes out as confidence + 0.0, which turns -0.0 into 0.0: GROUP BY puts
 -- -0.0 and 0.0 in one group (they are equal) but keeps whichever sign it meets first, so a
 -- plateau holding both (a CSF like -entropy gives -0.0) had a threshold whose sign depended on
--- row order. (Grouping by confidence + 0.0 instead made a 5 M-row per-sample ingest ~1 s
--- slower, 6 runs alternated with the tree before.)
+-- row order. (Grouping by confidence + 0.0 instead is slower on large per-sample ingests.)
 CREATE OR REPLACE MACRO rc_cells(scored) AS TABLE
 WITH integral AS (
     SELECT coalesce(bool_and(loss = floor(loss)), true) AS yes FROM query_table(scored)

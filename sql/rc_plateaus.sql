@@ -14,8 +14,7 @@
 -- (DuckDB may still inline the two CTEs despite MATERIALIZED; the switch then stays a cross
 -- product with the one-row `integral` below the join.) Each branch reads `cells` itself: a
 -- CTE of the predicted cells that all three read was copied whole in every replicate chunk,
--- and each branch filtered the copy instead of a pushed-down scan (0.13-0.26 s of each chunk
--- of 2 replicates of a 1 M-sample per-sample run, 10-18 % of the statement).
+-- and each branch filtered the copy instead of a pushed-down scan.
 CREATE OR REPLACE MACRO rc_plateaus(scored, cells, samples) AS TABLE
 WITH integral AS (
     SELECT coalesce(bool_and(loss = floor(loss)), true) AS yes FROM query_table(scored)

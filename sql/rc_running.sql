@@ -3,7 +3,7 @@
 -- or the hull's points, whose increments span the plateaus between them), `totals` their
 -- rc_totals. A point carries its predecessor's values, derived from the running sums, so areas
 -- need no second window and no other code derives them.
--- Running sums in one ordered stream instead of a partitioned window (4x faster here): the
+-- Running sums in one ordered stream instead of a partitioned window (faster): the
 -- sort is total, a window with an empty frame spec streams in that order (DuckDB keeps the
 -- order of ORDER BY through projections and streaming windows), and a block's sums are the
 -- stream's minus the sums of the blocks before it. That subtraction is exact only when every

@@ -1,11 +1,11 @@
-"""Run replicate chunks on two DuckDB connections at once.
+"""Run replicate chunks on several DuckDB connections at once (one per worker).
 
 Most of a chunk's SQL runs on one thread whatever DuckDB's `threads` setting: the running sums
 are a streaming window (one ordered stream) and the metric aggregates run single-threaded on
-purpose (sums in table order, bit-reproducible). So a chunk uses one of this machine's cores
-and the other waits. Chunks are independent (a replicate's numbers depend only on its own
-sample rows), so `run` gives each worker connection its own chunks, every query on one thread:
-the same SQL on the same rows, so the same bits, in about half the time.
+purpose (sums in table order, bit-reproducible). So a chunk uses one core and the others
+wait. Chunks are independent (a replicate's numbers depend only on its own sample rows), so
+`run` gives each worker connection its own chunks, every query on one thread: the same SQL on
+the same rows, so the same bits, with every core busy.
 
 The workers share the replicate-independent tables (SHARED) through an in-memory database
 attached to the instance; each sees them under the usual names as TEMP views and keeps its own
@@ -54,9 +54,7 @@ def run(
 
     `work` runs on several threads at once; what it shares with other calls it must guard.
     The first chunk (evaluate's holds replicate 0, whose curves and hull stay on `con`) always
-    runs on `con`; the other workers take the next chunks meanwhile. (They used to wait for it,
-    replicate 0 alone: ~0.1 s of 41 participants x `default` or `all` x 10,000 with one core
-    idle.)
+    runs on `con`; the other workers take the next chunks meanwhile instead of waiting for it.
     """
     first = next(chunks, None)
     if first is None:

@@ -90,10 +90,8 @@ def load_samples(
 
 
 # A chunk's size is bounded twice. Its working points are sorted and stored (eval_points, dropped
-# after the chunk): with two workers, 2.5 M per chunk keep 41 participants x `all` x 10,000 at
-# 0.59 GB (0.78 GB while each connection still held its last chunk's points when building the
-# next; chunks of 2,500 replicates: 1.05 GB, in the same time) and 189 paired at 0.81 GB. Its
-# participant x cell join only streams into aggregates, so that bound is wider: 16 M rows.
+# after the chunk), so their count bounds each worker's memory (figures in benchmarks/NOTES.md).
+# Its participant x cell join only streams into aggregates, so that bound is wider.
 POINTS_PER_CHUNK = 2_500_000
 JOIN_ROWS_PER_CHUNK = 16_000_000
 # below this many join rows in all replicates a second connection costs more than it saves

@@ -85,8 +85,8 @@ def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None
         str(r[0])
         for r in con.execute(
             # every CSF of v_csf_confidences scores every item: one participant per experiment
-            # names them all (scanning every item under every CSF took 2 CPU-s per 800k items)
-            # and v_sample_confidences has one row per score row (scanning it joined 15 M rows)
+            # names them all (instead of scanning every item under every CSF), and
+            # v_sample_confidences has one row per score row (instead of joining them all)
             "SELECT DISTINCT csf FROM (SELECT csf FROM v_csf_confidences SEMI JOIN "
             "(SELECT experiment_id, min(participant_id) AS participant_id FROM items "
             "SEMI JOIN mat_experiments USING (experiment_id) GROUP BY experiment_id) "
@@ -144,8 +144,8 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
         "FROM rc_totals_of('mat_round_series', 'mat_people', 'mat_units')"
     )
     kinds = one(con.execute("SELECT count(DISTINCT exact) FROM mat_totals"))
-    # every round's points go straight into mat_all_points, which the metrics read (a copy of
-    # each round's table cost 0.26 s for the 4 M points of a 5 M-row per-sample file)
+    # every round's points go straight into mat_all_points, which the metrics read (no copy of
+    # each round's table)
     _keep(con, "mat_all_points", "FROM rc_points('mat_scored', 'mat_units', 'mat_totals')", first=first)
     # the round's series are numbered from `start` in (experiment_id, csf, loss) order, and
     # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
