@@ -44,4 +44,4 @@ def test_csv_and_the_refusals(tmp_path, run_cli):
     assert (r.exit_code, r.stdout) == (2, "")
     assert r.stderr.startswith("error: --metric auroc: choose one of cmax, aurc_full,")
     r = run_cli(["history", "--csf", "llm", "--warehouse", wh])
-    assert (r.exit_code, r.stdout) == (0, "no llm metrics match\n")
+    assert (r.exit_code, r.stdout) == (0, "no llm metrics match; CSFs with metrics: confidence\n")

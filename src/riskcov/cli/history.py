@@ -30,11 +30,13 @@ def history(
     filters = {"mode": mode, "loss": loss, "method": method, "split": split, "domain": domain}
     with open_warehouse(warehouse, must_exist=True, read_only=True) as con:
         found = hist.rows(con, metric, csf, filters)
+        known = [] if found else hist.csfs(con)
     if fmt != "table":
         typer.echo(hist.render(found, fmt, metric))
         return
     if not found:
-        typer.echo(f"no {csf} metrics match")
+        # a per-sample warehouse has no `llm` (the default): say which CSFs --csf can name
+        typer.echo(f"no {csf} metrics match" + (f"; CSFs with metrics: {', '.join(known)}" if known else ""))
         return
     from rich.console import Console
     from rich.table import Table

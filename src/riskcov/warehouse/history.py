@@ -65,6 +65,11 @@ def rows(
     ]
 
 
+def csfs(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The CSFs v_metrics has rows for, in name order (what --csf can name)."""
+    return [str(r[0]) for r in con.execute("SELECT DISTINCT csf FROM v_metrics ORDER BY csf").fetchall()]
+
+
 def render(found: list[dict[str, Any]], fmt: str, metric: str) -> str:
     """CSV or JSON text (the table format is drawn by the CLI)."""
     if fmt == "json":
