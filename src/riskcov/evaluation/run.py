@@ -141,6 +141,7 @@ def run(
         from riskcov.evaluation.spark_engine import compute_all
 
         res = compute_all(con, opts, kept, analysis.participants, b)
+        _point_only(con, opts, kept, analysis.participants, res)
     else:
         res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
     boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
@@ -256,6 +257,28 @@ def _totals(con: duckdb.DuckDBPyConnection, kept: list[Series]) -> list[tuple[in
         row = one(con.execute("SELECT n_total, k_total FROM eval_totals0 WHERE series = ?", [sid]))
         out.append((int(row[0]), int(row[1])) if row else (0, 0))
     return out
+
+
+def _point_only(
+    con: duckdb.DuckDBPyConnection, opts: Options, series: list[Series], participants: list[int], res: Any
+) -> None:
+    """The metrics of replicate 0 alone that the Spark engine does not compute (effective
+    reliability per cost), from DuckDB's working points of replicate 0, the same macro as the
+    DuckDB engine's."""
+    if opts.estimator != "plateau-trapezoid":
+        return
+    engine.load_samples(con, *next(sample_chunks(participants, 0, opts.seed, 1)))
+    engine.compute(
+        con,
+        series,
+        engine.Results(1),
+        area_c=opts.area_coverage,
+        grid=opts.coverage_grid,
+        alphas=opts.alpha_grid,
+        estimator=opts.estimator,
+    )
+    cost_curves.compute(con, series, res, opts.costs)
+    con.execute("DROP TABLE eval_points")
 
 
 def _compute_all(
