@@ -189,3 +189,11 @@ def test_a_kill_leaves_nothing_partial(command, sig, share, seeded, tmp_path):
 @pytest.mark.parametrize(("command", "sig", "share"), _moments(2, seed=2024))
 def test_a_kill_leaves_nothing_partial_at_more_moments(command, sig, share, seeded, tmp_path):
     _trial(command, sig, share, seeded, tmp_path)
+
+
+@pytest.mark.parametrize("share", [0.7, 0.75, 0.8, 0.85, 0.9, 0.95])
+def test_ctrl_c_late_in_calibrate_is_an_interrupt(share, seeded, tmp_path):
+    """Ctrl-C while calibrate's statements run (the fit's last queries) exits 130 or finishes,
+    never an internal error: these moments gave ResourceInUse / 'Error: KeyboardInterrupt' as a
+    riskcov bug before."""
+    _trial("calibrate", signal.SIGINT, share, seeded, tmp_path)

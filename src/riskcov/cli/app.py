@@ -163,9 +163,16 @@ def interrupted_query(exc: BaseException) -> bool:
     >>> interrupted_query(RuntimeError("Query interrupted")), interrupted_query(RuntimeError("x"))
     (True, False)
     """
-    if type(exc).__name__ == "InterruptException":  # duckdb's, without importing duckdb here
-        return True
-    return isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")
+    seen: BaseException | None = exc
+    while seen is not None:  # or a statement that failed while an interrupt was handled
+        if type(seen).__name__ == "InterruptException" or isinstance(seen, KeyboardInterrupt):
+            return True  # duckdb's (without importing duckdb here), or Python's
+        text = str(seen)
+        # DuckDB reports a KeyboardInterrupt raised inside its Python callbacks as an Error
+        if text.startswith(("Query interrupted", "KeyboardInterrupt")) or "Error: KeyboardInterrupt" in text:
+            return True
+        seen = seen.__context__
+    return False
 
 
 def publishes(fn: Callable[..., Any]) -> Callable[..., None]:

@@ -70,6 +70,9 @@ def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator
     try:
         yield tx
     except BaseException:
+        # a statement interrupted mid-result leaves it unfinished, and DuckDB then refuses any
+        # other statement on the connection, ROLLBACK included: discard it first (a no-op otherwise)
+        con.abort()
         con.execute("ROLLBACK")
         for step in tx.on_rollback:
             step()
