@@ -72,10 +72,12 @@ def transaction(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> Iterator
     except BaseException:
         # a statement interrupted mid-result leaves it unfinished, and DuckDB then refuses any
         # other statement on the connection, ROLLBACK included: discard it first (a no-op otherwise)
-        con.abort()
-        con.execute("ROLLBACK")
-        for step in tx.on_rollback:
-            step()
+        try:
+            con.abort()
+            con.execute("ROLLBACK")
+        finally:  # a staged file is discarded even when the rollback itself fails
+            for step in tx.on_rollback:
+                step()
         raise
     with sigint_deferred():
         try:
