@@ -70,6 +70,29 @@ def test_dominant_points_are_the_monotone_chain_hull(blocks):
     assert got[ends].all()  # the highest-coverage point is always kept
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(st.lists(_block(), min_size=1, max_size=6))
+def test_integer_hull_without_origin_is_the_monotone_chain_hull(blocks):
+    got = lower_hull(*_stacked(blocks, np.int64), from_origin=False)
+    assert got.tolist() == _expected(blocks, origin=False)
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.05, 0.3, 0.7]))
+def test_long_zero_one_paths_give_the_monotone_chain_hull(seed, error_rate):
+    # bootstrap-like paths: each point adds 1-4 items, all correct or all wrong (0/1 losses,
+    # one item per plateau drawn several times), so long runs are collinear and corners rare
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for _ in range(3):
+        k = rng.integers(1, 5, size=int(rng.integers(1, 3000)))
+        wrong = rng.random(len(k)) < error_rate
+        blocks.append(list(zip(np.cumsum(k).tolist(), np.cumsum(k * wrong).tolist(), strict=True)))
+    for origin in (True, False):
+        got = lower_hull(*_stacked(blocks, np.int64), from_origin=origin)
+        assert got.tolist() == _expected(blocks, origin=origin)
+
+
 def test_collinear_points_are_dropped_and_an_empty_input_is_fine():
     # (1,0), (2,1), (3,2), (4,3): (2,1) and (3,2) lie on the chord from (1,0) to (4,3)
     assert dominant(np.zeros(4, dtype=np.int64), np.array([1, 2, 3, 4]), np.array([0, 1, 2, 3])).tolist() == [

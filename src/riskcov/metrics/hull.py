@@ -69,6 +69,12 @@ def lower_hull(
     live = np.arange(len(x))
     b = block
     zero = np.zeros(1, dtype=x.dtype)
+    integral = np.issubdtype(x.dtype, np.integer) and np.issubdtype(y.dtype, np.integer)
+    while len(live) and integral:
+        drop = _integer_pass(b, x, y, from_origin=from_origin)
+        if not drop.any():
+            return _mask(len(block), live)
+        live, b, x, y = live[~drop], b[~drop], x[~drop], y[~drop]
     while len(live):
         same = b[1:] == b[:-1]
         has_prev = np.concatenate(([False], same))
@@ -84,9 +90,45 @@ def lower_hull(
         if not drop.any():
             break
         live, b, x, y = live[~drop], b[~drop], x[~drop], y[~drop]
-    alive = np.zeros(len(block), dtype=bool)
+    return _mask(len(block), live)
+
+
+def _mask(n: int, live: np.ndarray[Any, Any]) -> BoolArray:
+    alive = np.zeros(n, dtype=bool)
     alive[live] = True
     return alive
+
+
+def _integer_pass(
+    b: np.ndarray[Any, Any], x: np.ndarray[Any, Any], y: np.ndarray[Any, Any], *, from_origin: bool
+) -> BoolArray:
+    """One pass of lower_hull over integer points, the same test in fewer array operations:
+    with the steps (dx, dy) into each point from its predecessor (from (0, 0) at a block's
+    first point), a point lies on or above the chord between its neighbours exactly when the
+    step out of it is no steeper than the step into it, dy_out * dx_in <= dy_in * dx_out
+    (the chord test's determinant, expanded). A 1 M-sample replicate's points (~0.6 M) spend
+    most of their hull time in the first pass, which this makes about half as costly.
+
+    >>> _integer_pass(np.zeros(4, np.int64), np.array([1, 3, 4, 5]), np.array([0, 1, 2, 2]),
+    ...               from_origin=True).tolist()
+    [False, False, True, False]
+    """
+    first = np.empty(len(b), dtype=bool)
+    first[:1] = True
+    np.not_equal(b[1:], b[:-1], out=first[1:])
+    dx, dy = np.empty_like(x), np.empty_like(y)
+    dx[:1], dy[:1] = x[:1], y[:1]
+    np.subtract(x[1:], x[:-1], out=dx[1:])
+    np.subtract(y[1:], y[:-1], out=dy[1:])
+    starts = np.flatnonzero(first)
+    dx[starts], dy[starts] = x[starts], y[starts]
+    drop = np.zeros(len(b), dtype=bool)
+    # a point with no successor in its block (first[j + 1]) is its block's last: kept
+    np.less_equal(dy[1:] * dx[:-1], dy[:-1] * dx[1:], out=drop[:-1])
+    drop[:-1] &= ~first[1:]
+    if not from_origin:  # the first point of a block has no predecessor: kept
+        drop &= ~first
+    return drop
 
 
 def achievable(
