@@ -22,6 +22,17 @@ AUGRC of the three scores in one process), timed the same way, so the two altern
 riskcov / numpy of each pair is printed and its median reported.
 
 Prints every repetition, the medians and markdown rows for the README's benchmark table.
+
+    python benchmarks/per_sample_1m.py --target [--reps R]
+    python benchmarks/per_sample_1m.py --per-replicate B [--reps R]
+
+`--target` runs the issue's whole target and nothing else: one seed, `evaluate` of 1,000
+resamples (wall and peak RSS) alternated with the numpy comparator on the same draws, R pairs,
+and ends with one line: medians, peak RSS and whether <= 60 s, <= 4 GB and no slower than
+numpy were met (run it on a quiet machine). `--per-replicate B` is the loaded-machine
+measurement: per repetition `evaluate` with 0 and with B resamples and the comparator with B,
+alternated; CPU-seconds per replicate = (CPU(B) - CPU(0)) / B against the comparator's CPU per
+replicate of its loop (loading the data left out), medians of R.
 """
 
 from __future__ import annotations
@@ -111,7 +122,13 @@ def main() -> int:
     parser.add_argument("--cases", default=",".join(TARGETS))
     parser.add_argument("--keep", type=Path, help="work in this folder and keep its files")
     parser.add_argument("--numpy", action="store_true", help="alternate evaluate with the numpy comparator")
+    parser.add_argument("--target", action="store_true", help="only the 1 M x 3 x 1,000 target vs numpy")
+    parser.add_argument(
+        "--per-replicate", type=int, default=0, metavar="B", help="CPU-s per replicate vs numpy"
+    )
     args = parser.parse_args()
+    if args.target or args.per_replicate:
+        return _against_numpy(args)
     exe = riskcov_exe()
     with tempfile.TemporaryDirectory(prefix="riskcov-bench-") as tmp:
         work = args.keep or Path(tmp)
@@ -172,6 +189,66 @@ def main() -> int:
         print(f"riskcov / numpy (wall, alternated pairs): median {statistics.median(ratios):.2f}")
     print("\n| benchmark | target | measured | |\n|---|---|---|---|")
     print("\n".join(rows))
+    return 0
+
+
+def _evaluate_cmd(exe: str, work: Path, data: Path, wh: Path, b: int) -> list[str]:
+    cmd = [exe, "evaluate", "--input", data.stem, "--experiment-seed", "0", "--confidence", "all"]
+    cmd += ["--bootstrap-resamples", str(b), "--warehouse", str(wh), "--output", str(work / f"b{b}.json")]
+    return [*cmd, "--no-publish"]
+
+
+def _against_numpy(args: argparse.Namespace) -> int:
+    """--target and --per-replicate: riskcov and the numpy comparator alternated on one seed."""
+    exe = riskcov_exe()
+    floor = Path(__file__).with_name("per_sample_floor.py")
+    b = args.per_replicate or args.resamples
+    with tempfile.TemporaryDirectory(prefix="riskcov-bench-") as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        data, wh = work / "bench1m.parquet", work / "bench1m.duckdb"
+        generate(data, args.samples, 1, args.clusters)
+        for stale in (wh, wh.with_name(wh.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        subprocess.run([exe, "ingest", str(data), "--warehouse", str(wh), "--no-publish"], check=True)
+        numpy_cmd = [sys.executable, str(floor), "--data", str(data), "--replicates", str(b)]
+        runs: dict[str, list[tuple[float, float, float]]] = {"riskcov": [], "riskcov0": [], "numpy": []}
+        loop: list[float] = []
+        for i in range(args.reps):
+            if args.per_replicate:
+                runs["riskcov0"].append(timed(_evaluate_cmd(exe, work, data, wh, 0)))
+            runs["riskcov"].append(timed(_evaluate_cmd(exe, work, data, wh, b)))
+            runs["numpy"].append(timed(numpy_cmd))
+            if args.per_replicate:  # the comparator's own count: its replicate loop, without loading
+                out = subprocess.run(numpy_cmd, check=True, capture_output=True, text=True).stdout
+                loop.append(float(re.findall(r"(\S+) ms CPU", out)[-1]) / 1000)
+            print(
+                f"  pair {i + 1}: "
+                + "; ".join(
+                    f"{k} {v[-1][0]:.1f} s wall, {v[-1][2]:.1f} CPU-s, {v[-1][1]:.2f} GB"
+                    for k, v in runs.items()
+                    if v
+                ),
+                flush=True,
+            )
+    med = {k: [statistics.median(x[j] for x in v) for j in range(3)] for k, v in runs.items() if v}
+    size = f"{args.samples:,} samples x 3 scores x {b:,} resamples, medians of {args.reps} alternated pairs"
+    if args.per_replicate:
+        ours = (med["riskcov"][2] - med["riskcov0"][2]) / b
+        theirs = statistics.median(loop)
+        print(
+            f"per replicate ({size}): riskcov {ours:.3f} CPU-s (fixed {med['riskcov0'][2]:.1f} CPU-s); "
+            f"numpy {theirs:.3f} CPU-s (its replicate loop); ratio {ours / theirs:.2f}"
+        )
+        return 0
+    wall, rss, cpu = med["riskcov"][0], max(x[1] for x in runs["riskcov"]), med["riskcov"][2]
+    n_wall = med["numpy"][0]
+    met = wall <= 60.0 and rss <= 4.0 and wall <= n_wall
+    print(
+        f"target ({size}): riskcov {wall:.1f} s wall ({cpu:.0f} CPU-s), peak {rss:.2f} GB; "
+        f"numpy {n_wall:.1f} s wall; riskcov / numpy {wall / n_wall:.2f}; "
+        f"<= 60 s, <= 4 GB, <= numpy: {'met' if met else 'missed'}"
+    )
     return 0
 
 
