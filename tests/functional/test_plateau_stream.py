@@ -16,7 +16,7 @@ import pytest
 
 from riskcov.evaluation import run as evaluate
 from riskcov.evaluation.prepared_warehouse import open_warehouse
-from riskcov.metrics import plateau_stream
+from riskcov.metrics import engine, plateau_stream
 from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_SQL, WEIGHTED_SQL
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
@@ -68,9 +68,18 @@ def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, work
         insert(con, table, query, weights, *args, **kwargs)
 
     monkeypatch.setattr(plateau_stream, "_insert", spy)
+    loaded: list[int] = []  # the first replicate of each chunk whose sample rows were stored
+    load = engine.load_samples
+    monkeypatch.setattr(
+        engine, "load_samples", lambda con, rep, *a: loaded.append(int(rep[0])) or load(con, rep, *a)
+    )
     chunked = _artifact(wh, opts, stream=False, monkeypatch=monkeypatch)
     assert not taken
+    assert len(loaded) > 2 and loaded.count(0) == 1
+    loaded.clear()
     assert _artifact(wh, opts, stream=True, monkeypatch=monkeypatch) == chunked
+    # the stream weights its stored rows itself: eval_samples only for replicate 0's curves
+    assert loaded == [0]
     # both shapes and the sums without a join ran, for every replicate: 0..60
     for query in (GROUP_SQL, STREAM_SQL, WEIGHTED_SQL, RUNS_SQL):
         assert taken.count(query) == 61

@@ -303,7 +303,10 @@ def _compute_all(
     def work(cur: duckdb.DuckDBPyConnection, rows: tuple[Any, Any, Any]) -> None:
         nonlocal done
         rep, pid, mult = rows
-        engine.load_samples(cur, rep, pid, mult)
+        if stream is None or with_balanced or (len(rep) and rep[0] == 0):
+            engine.load_samples(cur, rep, pid, mult)
+        else:  # the sort-once path weights its stored rows itself: no reader may see a stale table
+            cur.execute("DROP TABLE IF EXISTS eval_samples")
         engine.compute(
             cur,
             series,

@@ -185,8 +185,9 @@ def compute(
 ) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`
     (and, with `curve_points`, replicate 0's curve sampled at that many coverages). With
-    `stream` (plateau_stream.plan's plan and the chunk's sample rows as loaded), the working
-    points come from the cells sorted once when every block is exact."""
+    `stream` (plateau_stream.plan's plan and the chunk's sample rows), the working points come
+    from the cells sorted once when every block is exact, and eval_samples need not be loaded
+    unless the chunk holds replicate 0 (its curves read it) or the caller reads it."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
@@ -207,6 +208,8 @@ def compute(
     if stream is not None and running == "rc_running_exact":
         plateau_stream.points(con, stream[0], weights)
     else:
+        if stream is not None:  # the sort-once path's callers load eval_samples only where it is read
+            load_samples(con, *stream[1])
         con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,

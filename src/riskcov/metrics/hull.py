@@ -106,8 +106,9 @@ def _integer_pass(
     with the steps (dx, dy) into each point from its predecessor (from (0, 0) at a block's
     first point), a point lies on or above the chord between its neighbours exactly when the
     step out of it is no steeper than the step into it, dy_out * dx_in <= dy_in * dx_out
-    (the chord test's determinant, expanded). A 1 M-sample replicate's points (~0.6 M) spend
-    most of their hull time in the first pass, which this makes about half as costly.
+    (the chord test's determinant, expanded). The first pass sees every point of every block
+    (a bootstrap replicate of a continuous score: one per drawn sample), so its array
+    operations are most of the hull's cost.
 
     >>> _integer_pass(np.zeros(4, np.int64), np.array([1, 3, 4, 5]), np.array([0, 1, 2, 2]),
     ...               from_origin=True).tolist()
