@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
-from riskcov.bootstrap import interval, sample_chunks
+from riskcov.bootstrap import draw_chunks, interval, sample_chunks
 from riskcov.metrics.engine import chunk_sizes
 
 
@@ -38,6 +38,19 @@ def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk, workers):
         expected[r + 1] = np.bincount(draws[r], minlength=p)
     sizes = chunk if workers == 1 else chunk_sizes(b, chunk, workers)  # a list: the planner's chunks
     assert (_weights(participants, b, seed, sizes) == expected).all()
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(p=st.integers(1, 12), b=st.integers(0, 30), seed=st.integers(0, 2**32 - 1), chunk=st.integers(1, 40))
+def test_draw_chunks_are_the_randint_matrix_as_multiplicity_vectors(p, b, seed, chunk):
+    participants = sorted(np.random.RandomState(p).choice(10_000, p, replace=False).tolist())
+    expected = np.ones((b + 1, p), dtype=np.int64)
+    for r, row in enumerate(np.random.RandomState(seed).randint(0, p, size=(b, p))):
+        expected[r + 1] = np.bincount(row, minlength=p)
+    got = list(draw_chunks(participants, b, seed, chunk))
+    assert [d.first for d in got] == [0] + [1 + chunk * i for i in range(1, len(got))]
+    assert all(d.participants.tolist() == participants for d in got)
+    assert np.array_equal(np.concatenate([d.counts for d in got]), expected)
 
 
 @pytest.mark.parametrize("sizes", [[3, 2], [3, 0, 3], [4, -1, 3]])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -10,27 +11,46 @@ import numpy as np
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 
-def sample_chunks(
+@dataclass
+class Draws:
+    """One chunk of replicates as multiplicity vectors: counts[i, j] is how many times replicate
+    first + i draws participants[j] (the draw order)."""
+
+    participants: IntArray
+    first: int
+    counts: IntArray  # (replicates, participants)
+
+    def rows(self) -> tuple[IntArray, IntArray, IntArray]:
+        """The chunk as (replicate, participant_id, multiplicity) rows, one per participant a
+        replicate draws, in (replicate, draw order) order."""
+        p = len(self.participants)
+        hit = np.flatnonzero(self.counts)
+        rep = (hit // p + self.first).astype(np.int64)
+        return rep, self.participants[hit % p], self.counts.ravel()[hit].astype(np.int64)
+
+
+def draw_chunks(
     participants: list[int],
     n_resamples: int,
     seed: int,
     chunk: int | Sequence[int],
-) -> Iterator[tuple[IntArray, IntArray, IntArray]]:
-    """(replicate, participant_id, multiplicity) rows, `chunk` replicates at a time (or the
-    sizes of the chunks in order, engine.chunk_sizes).
+) -> Iterator[Draws]:
+    """The replicates `chunk` at a time (or the sizes of the chunks in order,
+    engine.chunk_sizes), as multiplicity vectors.
 
     Replicate b takes row b of RandomState(seed).randint(0, P, size=(B, P)); drawing the rows
     chunk by chunk from one RandomState gives the same numbers in a fraction of the memory.
     Replicate 0 (the point estimate, every participant once) leads the first chunk.
 
-    >>> [r.tolist() for r in next(sample_chunks([7, 9], 0, 0, 2))]
-    [[0, 0], [7, 9], [1, 1]]
+    >>> d = next(draw_chunks([7, 9], 2, 0, 2))
+    >>> d.first, d.counts.tolist()
+    (0, [[1, 1], [1, 1], [1, 1]])
     """
     ids = np.asarray(participants, dtype=np.int64)
     p = len(ids)
-    point = (np.zeros(p, dtype=np.int64), ids, np.ones(p, dtype=np.int64))
+    point = np.ones((1, p), dtype=np.int64)
     if n_resamples <= 0 or p == 0:
-        yield point
+        yield Draws(ids, 0, point)
         return
     if isinstance(chunk, (int, np.integer)):
         sizes = [int(chunk)] * -(-n_resamples // int(chunk))
@@ -46,14 +66,24 @@ def sample_chunks(
             break
         draws = rng.randint(0, p, size=(rows, p))
         flat = draws + (np.arange(rows, dtype=np.int64) * p)[:, None]
-        counts = np.bincount(flat.ravel(), minlength=rows * p)
-        hit = np.flatnonzero(counts)
-        rep, pid, mult = (hit // p + start + 1).astype(np.int64), ids[hit % p], counts[hit]
+        counts = np.bincount(flat.ravel(), minlength=rows * p).reshape(rows, p)
         if start == 0:
-            rep, pid, mult = (
-                np.concatenate([point[0], rep]),
-                np.concatenate([point[1], pid]),
-                np.concatenate([point[2], mult]),
-            )
-        yield rep, pid, mult.astype(np.int64)
+            yield Draws(ids, 0, np.concatenate([point, counts]))
+        else:
+            yield Draws(ids, start + 1, counts)
         start += rows
+
+
+def sample_chunks(
+    participants: list[int],
+    n_resamples: int,
+    seed: int,
+    chunk: int | Sequence[int],
+) -> Iterator[tuple[IntArray, IntArray, IntArray]]:
+    """draw_chunks' chunks as (replicate, participant_id, multiplicity) rows (Draws.rows).
+
+    >>> [r.tolist() for r in next(sample_chunks([7, 9], 0, 0, 2))]
+    [[0, 0], [7, 9], [1, 1]]
+    """
+    for draws in draw_chunks(participants, n_resamples, seed, chunk):
+        yield draws.rows()

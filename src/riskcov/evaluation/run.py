@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 
 from riskcov import __version__
-from riskcov.bootstrap import memory, sample_chunks
+from riskcov.bootstrap import Draws, draw_chunks, memory, sample_chunks
 from riskcov.bootstrap.ranks import rank_stability
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import groups
@@ -300,11 +299,11 @@ def _compute_all(
     lock = threading.Lock()  # chunks finish on several threads
     done = 0
 
-    def work(cur: duckdb.DuckDBPyConnection, rows: tuple[Any, Any, Any]) -> None:
+    def work(cur: duckdb.DuckDBPyConnection, draws: Draws) -> None:
         nonlocal done
-        rep, pid, mult = rows
-        if stream is None or with_balanced or (len(rep) and rep[0] == 0):
-            engine.load_samples(cur, rep, pid, mult)
+        point = draws.first == 0 and draws.counts.size > 0  # the chunk holds replicate 0
+        if stream is None or with_balanced or point:
+            engine.load_samples(cur, *draws.rows())
         else:  # the sort-once path weights its stored rows itself: no reader may see a stale table
             cur.execute("DROP TABLE IF EXISTS eval_samples")
         engine.compute(
@@ -316,26 +315,24 @@ def _compute_all(
             alphas=opts.alpha_grid,
             estimator=opts.estimator,
             curve_points=opts.curve_points,
-            stream=None if stream is None else (stream, rows),
+            stream=None if stream is None else (stream, draws),
         )
         if with_balanced:  # over the chunk's working points, before they are dropped
             balanced.compute(cur, series, total)
-        if len(rep) and rep[0] == 0 and opts.estimator == "plateau-trapezoid":
+        if point and opts.estimator == "plateau-trapezoid":
             cost_curves.compute(cur, series, total, opts.costs)
         with lock:
             if after_chunk:
                 after_chunk(cur, series)
-            if progress and len(rep):
-                if rep[-1] > 0:  # a chunk's rows come in replicate order, one unbroken range
-                    done += int(rep[-1] - rep[np.searchsorted(rep, 1)]) + 1
+            if progress and draws.counts.size:
+                done += len(draws.counts) - (draws.first == 0)  # the bootstrap replicates of the chunk
                 progress(done, b)
         # The next chunk's CREATE OR REPLACE would build its points while this chunk's are still
         # held, so each connection would keep two chunks of points at its peak.
         cur.execute("DROP TABLE eval_points")
 
     sizes = engine.chunk_sizes(b, chunk, workers)
-    draws = sample_chunks(participants, b, opts.seed, sizes)
-    chunks.run(con, draws, work, workers)
+    chunks.run(con, draw_chunks(participants, b, opts.seed, sizes), work, workers)
     engine.copy_aliases(series, total)
     return total
 

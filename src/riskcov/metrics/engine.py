@@ -181,11 +181,11 @@ def compute(
     alphas: list[float],
     estimator: str,
     curve_points: int | None = None,
-    stream: tuple[plateau_stream.Plan, tuple[Any, Any, Any]] | None = None,
+    stream: tuple[plateau_stream.Plan, plateau_stream.Draws] | None = None,
 ) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`
     (and, with `curve_points`, replicate 0's curve sampled at that many coverages). With
-    `stream` (plateau_stream.plan's plan and the chunk's sample rows), the working points come
+    `stream` (plateau_stream.plan's plan and the chunk's draws), the working points come
     from the cells sorted once when every block is exact, and eval_samples need not be loaded
     unless the chunk holds replicate 0 (its curves read it) or the caller reads it."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
@@ -209,7 +209,7 @@ def compute(
         plateau_stream.points(con, stream[0], weights)
     else:
         if stream is not None:  # the sort-once path's callers load eval_samples only where it is read
-            load_samples(con, *stream[1])
+            load_samples(con, *stream[1].rows())
         con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
         con,

@@ -5,7 +5,7 @@ a bootstrap replicate only reweights them.
 A replicate does not change the order of items by confidence, only how many times each
 participant (cluster) is drawn. So `plan` stores each series' predicted cells (rc_cells) in
 plateau order once, with the position of each cell's participant in the draw order
-(bootstrap.sample_chunks); `points` then gathers each replicate's multiplicities into that
+(bootstrap.draw_chunks); `points` then gathers each replicate's multiplicities into that
 order (numpy indexing, no arithmetic) and lines them up with the stored cells by position
 (POSITIONAL JOIN), so the SQL needs no sort, no PARTITION BY replicate and no join by
 participant. By shape, per series:
@@ -30,7 +30,7 @@ against the next one and raises rather than give wrong points.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 import numpy as np
@@ -46,11 +46,22 @@ IntArray = np.ndarray[Any, np.dtype[np.int64]]
 Rows = tuple[IntArray, IntArray]
 
 
+class Draws(Protocol):
+    """A chunk of bootstrap replicates as multiplicity vectors (bootstrap.Draws, drawn a layer
+    above): counts[i, j] is how many times replicate first + i draws participants[j]."""
+
+    participants: IntArray
+    first: int
+    counts: IntArray
+
+    def rows(self) -> tuple[IntArray, IntArray, IntArray]: ...
+
+
 @dataclass
 class Plan:
     """Which series take which path, and where each stored cell's participant is drawn."""
 
-    participants: IntArray  # ids in draw order (sample_chunks' columns)
+    participants: IntArray  # ids in draw order (bootstrap.Draws' columns)
     draw_order: IntArray  # argsort of participants
     streamed: list[tuple[int, Rows]]  # (series, its cells in eval_stream_cells)
     grouped: list[int]  # series summed per plateau, stored together in eval_group_cells
@@ -104,19 +115,11 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     return Plan(ids, order, per_series, grouped, group_cells, people, losses)
 
 
-def multiplicities(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[int, np.ndarray[Any, Any]]:
-    """Each replicate's multiplicity per participant (draw order), from sample rows
-    (replicate, participant_id, multiplicity) as bootstrap.sample_chunks yields them."""
-    rep, pid, mult = (np.asarray(a) for a in samples)
-    pos = plan.draw_order[np.searchsorted(plan.participants, pid, sorter=plan.draw_order)]
-    out: dict[int, np.ndarray[Any, Any]] = {}
-    starts = np.flatnonzero(np.r_[True, rep[1:] != rep[:-1]]) if len(rep) else np.array([], dtype=np.int64)
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(rep)
-        m = np.zeros(len(plan.participants), dtype=np.int32)
-        m[pos[start:end]] = mult[start:end]
-        out[int(rep[start])] = m
-    return out
+def multiplicities(plan: Plan, draws: Draws) -> dict[int, np.ndarray[Any, Any]]:
+    """Each replicate's multiplicity per participant (draw order) of a chunk of draws."""
+    if not np.array_equal(draws.participants, plan.participants):
+        raise ValueError("sort-once: the draws are not over the planned participants")
+    return {draws.first + i: row.astype(np.int32) for i, row in enumerate(draws.counts)}
 
 
 MISALIGNED = "sort-once: a stored table was not scanned in its insertion order"
@@ -164,12 +167,10 @@ GROUP_SQL = """
     SELECT * EXCLUDE (k_total) FROM rc_running_exact('increments', 'totals')"""
 
 
-def totals(
-    con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, Any]
-) -> dict[int, np.ndarray[Any, Any]]:
+def totals(con: duckdb.DuckDBPyConnection, plan: Plan, draws: Draws) -> dict[int, np.ndarray[Any, Any]]:
     """TEMP TABLEs eval_totals (rc_totals_weighted) and eval_runs (the oracle's runs, as
-    rc_loss_runs) of the replicates in `samples`; returns their multiplicities for `points`."""
-    weights = multiplicities(plan, samples)
+    rc_loss_runs) of the replicates in `draws`; returns their multiplicities for `points`."""
+    weights = multiplicities(plan, draws)
     sums = (("eval_weighted", WEIGHTED_SQL, plan.people), ("eval_runs", RUNS_SQL, plan.losses))
     for table, query, rows in sums:
         for i, (replicate, m) in enumerate(weights.items()):
