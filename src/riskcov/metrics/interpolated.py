@@ -18,11 +18,12 @@ from riskcov.warehouse.duckdb_helpers import registered
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 
-def _block_order(block: IntArray, plateau: IntArray) -> IntArray | None:
+def _block_order(block: IntArray, k_cum: IntArray) -> IntArray | None:
     """None when the rows already come in plateau order within contiguous blocks (as the
     points are stored: a scan without ORDER BY keeps that order, and sorting ~0.5 M points per
     replicate of a per-sample run was a third of this module's time), else the permutation that
-    sorts them by (block, plateau).
+    sorts them so. Every point adds items, so k_cum rises strictly with the plateau within a
+    block, and a block is in plateau order exactly when its k_cum rises.
 
     >>> _block_order(np.array([5, 5, 2]), np.array([1, 2, 1])) is None
     True
@@ -33,9 +34,9 @@ def _block_order(block: IntArray, plateau: IntArray) -> IntArray | None:
         return None
     change = block[1:] != block[:-1]
     starts = block[np.flatnonzero(np.r_[True, change])]
-    if np.all(change | (plateau[1:] > plateau[:-1])) and len(np.unique(starts)) == len(starts):
+    if np.all(change | (k_cum[1:] > k_cum[:-1])) and len(np.unique(starts)) == len(starts):
         return None
-    return np.lexsort((plateau, block)).astype(np.int64)
+    return np.lexsort((k_cum, block)).astype(np.int64)
 
 
 def _candidates(con: duckdb.DuckDBPyConnection, estimator: str) -> str:
@@ -71,27 +72,30 @@ def compute(
         ids = ", ".join(str(int(s)) for s in binary)
     else:
         ids = "SELECT DISTINCT series FROM eval_plateau_points"
+    # three columns, the block (series, replicate) as one key: the fetch is most of the cost
     pts = con.execute(
-        "SELECT series, replicate, plateau, k_cum, round(l_cum / loss_scale) AS l "
+        "SELECT (CAST(series AS BIGINT) << 32) + replicate AS block, k_cum, "
+        "CAST(round(l_cum / loss_scale) AS BIGINT) AS l "
         f"FROM {source} JOIN (SELECT DISTINCT series, replicate, loss_scale FROM eval_totals) "
         f"USING (series, replicate) WHERE series IN ({ids})"
     ).fetchnumpy()
-    block = pts["series"].astype(np.int64) * (1 << 32) + pts["replicate"].astype(np.int64)
-    order = _block_order(block, pts["plateau"])
+    block, k_cum, loss = (pts[k].astype(np.int64) for k in ("block", "k_cum", "l"))
+    order = _block_order(block, k_cum)
     if order is not None:
-        pts = {k: v[order] for k, v in pts.items()}
-        block = block[order]
-    keep = lower_hull(block, pts["k_cum"].astype(np.int64), pts["l"].astype(np.int64), from_origin=True)
-    keep |= ~np.isin(pts["series"], np.asarray(binary, dtype=np.int64))  # continuous: every point
+        block, k_cum, loss = block[order], k_cum[order], loss[order]
+    keep = lower_hull(block, k_cum, loss, from_origin=True)
+    if estimator != "plateau-trapezoid":  # only the binary series were read under the plateau one
+        keep |= ~np.isin(block >> 32, np.asarray(binary, dtype=np.int64))  # continuous: every point
+    # a point is its block's only one with its k_cum (k_cum rises within a block)
     kept = {
-        "series": pts["series"][keep].astype(np.int64),
-        "replicate": pts["replicate"][keep].astype(np.int32),
-        "plateau": pts["plateau"][keep].astype(np.int64),
+        "series": (block[keep] >> 32).astype(np.int64),
+        "replicate": (block[keep] & 0xFFFFFFFF).astype(np.int32),
+        "k_cum": k_cum[keep],
     }
     with registered(con, "_keep", kept):
         con.execute(
             "CREATE OR REPLACE TEMP TABLE eval_kept AS "
-            f"SELECT * FROM {source} SEMI JOIN _keep USING (series, replicate, plateau)"
+            f"SELECT * FROM {source} SEMI JOIN _keep USING (series, replicate, k_cum)"
         )
     out: dict[str, np.ndarray[Any, Any]] = con.execute(
         "SELECT series, replicate, aurc_achievable_interpolated "
