@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import InputError, UsageError
+from riskcov.metrics.budgets import refuse_outside
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import fwer, multi_risk, rules
@@ -75,7 +76,7 @@ class Options(CertificateOptions):
                 raise UsageError(f"--risk {text}: give kind:level, e.g. selective:0.1") from None
             if kind not in multi_risk.RISKS:
                 raise UsageError(f"--risk {text}: the kind is one of {', '.join(multi_risk.RISKS)}")
-            check_level("risk level", value)
+            refuse_outside(f"--risk {kind} level", value, strict=True)
             out.append((kind, value))
         if len({k for k, _ in out}) != len(out):
             raise UsageError("--risk: each kind at most once")
