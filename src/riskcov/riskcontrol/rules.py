@@ -7,8 +7,7 @@ first) and its confidence becomes the test threshold; `None` means accept nothin
 >>> con = duckdb.connect()
 >>> for name in ("rc_coverage_at_risks", "rc_coverage_at_risk"):
 ...     _ = con.execute((resource_dir("sql") / f"{name}.sql").read_text())
->>> pts = working_points(np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.0, 0.0, 1.0, 1.0]),
-...                      np.array([False, False, False, False]))
+>>> pts = Points(np.array([0.9, 0.8, 0.7, 0.6]), np.array([1, 2, 3, 4]), np.array([0.0, 0.0, 1.0, 2.0]), 4)
 >>> uncertified(con, pts, 0.35).threshold, crc(pts, 0.35).threshold
 (0.7, 0.8)
 >>> apply(0.7, np.array([0.95, 0.5]), np.array([1.0, 0.0]), np.array([False, False]))
@@ -125,24 +124,36 @@ def _check_samples(confidences: FloatArray, losses: FloatArray, abstained: BoolA
         )
 
 
-def working_points(confidences: FloatArray, losses: FloatArray, abstained: BoolArray) -> Points:
-    """docs/metrics.md's working points of per-sample arrays (abstained samples only count in N).
-
-    >>> working_points(np.array([0.5, 0.9, 0.5]), np.array([1.0, 0.0, 0.0]),
-    ...                np.array([False, False, True])).k_cum.tolist()
-    [1, 2]
-    """
+def working_points(
+    con: duckdb.DuckDBPyConnection, confidences: FloatArray, losses: FloatArray, abstained: BoolArray
+) -> Points:
+    """docs/metrics.md's working points of per-sample arrays (abstained samples only count in
+    N), by the SQL macro rc_points_point_estimate: the rc_* macros `evaluate` reads its points
+    from (installed on `con`), each sample its own participant."""
     _check_samples(confidences, losses, abstained)
-    keep = ~abstained
-    conf, loss = confidences[keep], losses[keep]
-    order = np.argsort(-conf, kind="stable")
-    conf, running = conf[order], np.cumsum(loss[order])
-    # a plateau ends where the next confidence differs: ties enter together
-    ends = np.flatnonzero(np.append(conf[1:] != conf[:-1], True)) if conf.size else np.array([], int)
+    temp_table(
+        con,
+        "_rc_cal_scored",
+        {
+            "participant_id": np.arange(len(confidences), dtype=np.int64),
+            "confidence": np.where(abstained, 0.0, confidences).astype(np.float64),
+            "loss": np.where(abstained, 0.0, losses).astype(np.float64),
+            "abstained": abstained.astype(bool),
+        },
+        "0 AS series, 0 AS population, participant_id, 0 AS item_index, "
+        "CASE WHEN abstained THEN NULL ELSE confidence END AS confidence, "
+        "CASE WHEN abstained THEN NULL ELSE loss END AS loss, 1.0::DOUBLE AS loss_scale",
+    )
+    try:
+        got = con.execute(
+            "SELECT threshold, k_cum, l_cum FROM rc_points_point_estimate('_rc_cal_scored') ORDER BY plateau"
+        ).fetchnumpy()
+    finally:
+        con.execute("DROP TABLE IF EXISTS _rc_cal_scored")
     return Points(
-        conf[ends].astype(np.float64),
-        (ends + 1).astype(np.int64),
-        running[ends].astype(np.float64),
+        got["threshold"].astype(np.float64),
+        got["k_cum"].astype(np.int64),
+        got["l_cum"].astype(np.float64),
         len(confidences),
     )
 

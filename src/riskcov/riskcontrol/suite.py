@@ -130,14 +130,16 @@ def _loaded(con: duckdb.DuckDBPyConnection, e: ex.Experiment, csf: str, bound: s
     return data
 
 
-def _halves(cal: ex.Samples, opts: Options) -> tuple[rules.Points, rules.Points] | None:
+def _halves(
+    con: duckdb.DuckDBPyConnection, cal: ex.Samples, opts: Options
+) -> tuple[rules.Points, rules.Points] | None:
     """split-fixed-sequence's two halves of the cal samples (fwer.halves), as working points."""
     if opts.procedure != "split-fixed-sequence":
         return None
     first = fwer.halves(len(cal.confidence), opts.split_seed)
     return (
-        rules.working_points(cal.confidence[first], cal.loss[first], cal.abstained[first]),
-        rules.working_points(cal.confidence[~first], cal.loss[~first], cal.abstained[~first]),
+        rules.working_points(con, cal.confidence[first], cal.loss[first], cal.abstained[first]),
+        rules.working_points(con, cal.confidence[~first], cal.loss[~first], cal.abstained[~first]),
     )
 
 
@@ -173,8 +175,8 @@ def seed_rows(
     for (method, seed), (cal_e, test_e) in pairs(found, opts.cal_split, opts.test_split).items():
         cal, test = _loaded(con, cal_e, csf, opts.bound), _loaded(con, test_e, csf, opts.bound)
         try:
-            points = rules.working_points(cal.confidence, cal.loss, cal.abstained)
-            split = _halves(cal, opts)
+            points = rules.working_points(con, cal.confidence, cal.loss, cal.abstained)
+            split = _halves(con, cal, opts)
         except InputError as exc:
             raise ex.named(cal_e, exc) from None
         for alpha in opts.alphas:
