@@ -12,7 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from riskcov.warehouse.health import HEADER_BYTES
@@ -44,27 +43,18 @@ def _kill_while_writing(path: Path) -> None:
         proc.wait()
 
 
-def _pragma(path: Path) -> tuple[int, int, int, int]:
-    """DuckDB's own figures, read apart from riskcov."""
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        row = con.execute(
-            "SELECT block_size, total_blocks, used_blocks, free_blocks FROM pragma_database_size()"
-        ).fetchone()
-    finally:
-        con.close()
-    assert row is not None
-    return row
-
-
 def _doctor(run_cli, path: Path) -> dict:
     res = run_cli(["doctor", "--json", "--warehouse", path])
     assert res.exit_code == 0, res.stderr
     return json.loads(res.stdout)
 
 
-def _expected(path: Path) -> dict:
-    block, total, used, free = _pragma(path)
+PRAGMA = "SELECT block_size, total_blocks, used_blocks, free_blocks FROM pragma_database_size()"
+
+
+def _expected(sql, path: Path) -> dict:
+    """The figures doctor must report, from os.stat and DuckDB's own PRAGMA (read apart)."""
+    ((block, total, used, free),) = sql(path, PRAGMA)
     size = os.stat(path).st_size
     return {
         "file_bytes": size,
@@ -85,17 +75,19 @@ def _figures(report: dict) -> dict:
     return {k: report[k] for k in FIGURES}
 
 
-def test_a_killed_writer_grows_the_file_and_the_next_ingest_gives_it_back(run_cli, warehouse_path, tmp_path):
+def test_a_killed_writer_grows_the_file_and_the_next_ingest_gives_it_back(
+    run_cli, sql, warehouse_path, tmp_path
+):
     assert run_cli(["ingest", EXAMPLE, "--warehouse", warehouse_path]).exit_code == 0
     before = _doctor(run_cli, warehouse_path)
-    assert _figures(before) == _expected(warehouse_path)
+    assert _figures(before) == _expected(sql, warehouse_path)
     assert before["unused_bytes"] < 2 << 20
     assert (before["runs"], before["experiments"]) == (1, 2)
     assert before["migrations_pending"] == [] and before["migrations_applied"][0] == "0001_core"
 
     _kill_while_writing(warehouse_path)
     grown = _doctor(run_cli, warehouse_path)
-    assert _figures(grown) == _expected(warehouse_path)
+    assert _figures(grown) == _expected(sql, warehouse_path)
     assert grown["file_bytes"] >= GROWN
     assert grown["used_blocks"] == before["used_blocks"]  # nothing of the killed writer is stored
     assert grown["unused_bytes"] >= GROWN - before["file_bytes"]
@@ -112,14 +104,16 @@ def test_a_killed_writer_grows_the_file_and_the_next_ingest_gives_it_back(run_cl
     small.write_text("sample_id,confidence,correct\n1,0.9,1\n2,0.4,0\n")
     assert run_cli(["ingest", small, "--warehouse", warehouse_path]).exit_code == 0
     after = _doctor(run_cli, warehouse_path)
-    assert _figures(after) == _expected(warehouse_path)
+    assert _figures(after) == _expected(sql, warehouse_path)
     assert (after["runs"], after["experiments"]) == (2, 3)
     # the killed writer's blocks are gone; what is left is the new run's and a few free blocks
     assert after["file_bytes"] < before["file_bytes"] + (4 << 20)
     assert "free inside the file" not in run_cli(["doctor", "--warehouse", warehouse_path]).stdout
 
 
-def test_reclaim_gives_the_space_back_without_storing_anything_else(run_cli, warehouse_path, take_snapshot):
+def test_reclaim_gives_the_space_back_without_storing_anything_else(
+    run_cli, sql, warehouse_path, take_snapshot
+):
     assert run_cli(["ingest", EXAMPLE, "--warehouse", warehouse_path]).exit_code == 0
     stored = take_snapshot(warehouse_path)
     before = os.stat(warehouse_path).st_size
@@ -127,7 +121,7 @@ def test_reclaim_gives_the_space_back_without_storing_anything_else(run_cli, war
     res = run_cli(["doctor", "--reclaim", "--json", "--warehouse", warehouse_path])
     assert res.exit_code == 0, res.stderr
     report = json.loads(res.stdout)
-    assert _figures(report) == _expected(warehouse_path)
+    assert _figures(report) == _expected(sql, warehouse_path)
     assert report["file_bytes"] < before + (4 << 20)
     assert take_snapshot(warehouse_path) == stored
 
