@@ -146,3 +146,31 @@ def test_doctor_refuses_what_is_not_a_warehouse(run_cli, tmp_path, kind):
     assert res.exit_code == (1 if kind == "missing" else 2)
     assert len(res.stderr.splitlines()) == 1 and res.stderr.startswith("error: ")
     assert path.exists() == (kind == "not duckdb")
+
+
+HOLDER = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+time.sleep(60)
+"""
+
+
+def test_doctor_on_a_warehouse_a_writer_holds_reports_the_file_and_the_holder(run_cli, warehouse_path):
+    assert run_cli(["ingest", EXAMPLE, "--warehouse", warehouse_path]).exit_code == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(warehouse_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        report = _doctor(run_cli, warehouse_path)
+        lines = run_cli(["doctor", "--warehouse", warehouse_path]).stdout.splitlines()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert report["file_bytes"] == os.stat(warehouse_path).st_size
+    assert (report["used_blocks"], report["runs"], report["content_bytes"]) == (None, None, None)
+    assert report["locked_by"].startswith(
+        f"warehouse {warehouse_path} is being written by process {holder.pid}"
+    )
+    assert lines[3] == f"locked           {report['locked_by']}"
