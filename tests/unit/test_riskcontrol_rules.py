@@ -31,6 +31,7 @@ from riskcov.riskcontrol.rules import (
     uncertified,
     violation_summary,
     working_points,
+    working_points_of,
 )
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
@@ -377,3 +378,20 @@ def test_working_points_against_the_former_numpy_values(
     assert now == [float(sum((x for c, x in kept if c >= t), Fraction(0))) for t in thresholds]
     # and the former values differ from it in the last bits only
     assert all(abs(a - b) <= 2 * math.ulp(b) for a, b in zip(before, now, strict=True))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(sets=st.lists(samples(), min_size=1, max_size=3))
+def test_working_points_of_several_sets_are_each_sets_own(con, sets):
+    """One query for several sets (an experiment's cal split and its halves) gives each set the
+    points it has alone, with its own N."""
+    together = working_points_of(con, sets)
+    assert len(together) == len(sets)
+    for got, data in zip(together, sets, strict=True):
+        alone = working_points(con, *data)
+        assert (got.threshold.tolist(), got.k_cum.tolist(), got.loss_cum.tolist(), got.n_total) == (
+            alone.threshold.tolist(),
+            alone.k_cum.tolist(),
+            alone.loss_cum.tolist(),
+            alone.n_total,
+        )

@@ -124,38 +124,62 @@ def _check_samples(confidences: FloatArray, losses: FloatArray, abstained: BoolA
         )
 
 
+Samples = tuple[FloatArray, FloatArray, BoolArray]  # confidences, losses, abstained
+
+
 def working_points(
     con: duckdb.DuckDBPyConnection, confidences: FloatArray, losses: FloatArray, abstained: BoolArray
 ) -> Points:
     """docs/metrics.md's working points of per-sample arrays (abstained samples only count in
-    N), by the SQL macro rc_points_point_estimate: the rc_* macros `evaluate` reads its points
-    from (installed on `con`), each sample its own participant."""
-    _check_samples(confidences, losses, abstained)
+    N): `working_points_of` for one experiment."""
+    return working_points_of(con, [(confidences, losses, abstained)])[0]
+
+
+def working_points_of(con: duckdb.DuckDBPyConnection, experiments: Sequence[Samples]) -> list[Points]:
+    """The working points of several sets of per-sample arrays in one query (an experiment's
+    cal split and its halves), by the SQL macro rc_points_point_estimate: the rc_* macros
+    `evaluate` reads its points from (installed on `con`), each set a series, each sample its
+    own participant. (A continuous loss's running sums are exact to far below a double's last
+    bit for any set of series, as evaluate's CSFs are summed together.)"""
+    for confidences, losses, abstained in experiments:
+        _check_samples(confidences, losses, abstained)
+    if not experiments:
+        return []
+    abstained = np.concatenate([a for _, _, a in experiments]).astype(bool)
     temp_table(
         con,
         "_rc_cal_scored",
         {
-            "participant_id": np.arange(len(confidences), dtype=np.int64),
-            "confidence": np.where(abstained, 0.0, confidences).astype(np.float64),
-            "loss": np.where(abstained, 0.0, losses).astype(np.float64),
-            "abstained": abstained.astype(bool),
+            "series": np.repeat(np.arange(len(experiments)), [len(c) for c, _, _ in experiments]),
+            "participant_id": np.concatenate([np.arange(len(c), dtype=np.int64) for c, _, _ in experiments]),
+            "confidence": np.where(abstained, 0.0, np.concatenate([c for c, _, _ in experiments])),
+            "loss": np.where(abstained, 0.0, np.concatenate([x for _, x, _ in experiments])),
+            "abstained": abstained,
         },
-        "0 AS series, 0 AS population, participant_id, 0 AS item_index, "
+        # one population per series: each experiment's samples are its own participants
+        "series, series AS population, participant_id, 0 AS item_index, "
         "CASE WHEN abstained THEN NULL ELSE confidence END AS confidence, "
         "CASE WHEN abstained THEN NULL ELSE loss END AS loss, 1.0::DOUBLE AS loss_scale",
     )
     try:
         got = con.execute(
-            "SELECT threshold, k_cum, l_cum FROM rc_points_point_estimate('_rc_cal_scored') ORDER BY plateau"
+            "SELECT series, threshold, k_cum, l_cum FROM rc_points_point_estimate('_rc_cal_scored') "
+            "ORDER BY series, plateau"
         ).fetchnumpy()
     finally:
         con.execute("DROP TABLE IF EXISTS _rc_cal_scored")
-    return Points(
-        got["threshold"].astype(np.float64),
-        got["k_cum"].astype(np.int64),
-        got["l_cum"].astype(np.float64),
-        len(confidences),
-    )
+    out = []
+    for i, (confidences, _, _) in enumerate(experiments):
+        mine = got["series"] == i
+        out.append(
+            Points(
+                got["threshold"][mine].astype(np.float64),
+                got["k_cum"][mine].astype(np.int64),
+                got["l_cum"][mine].astype(np.float64),
+                len(confidences),
+            )
+        )
+    return out
 
 
 def _choice(
