@@ -5,7 +5,8 @@ coverage target c is the quantile 1 - c (numpy's linear method) of the ID sample
 a confidence, i.e. the non-abstained ones. With abstentions the ID acceptance at that threshold
 is then about c·K/N rather than c, and is reported as `id_coverage_actual`. Acceptance at ID
 coverage is the SQL macro rc_ood_at_id_coverage (the view v_ood_at_id_coverage runs it too),
-AUROC the macro rc_auroc; both must be installed on the connection given.
+DAR at given thresholds rc_ood_acceptance (whose rates the former reads), AUROC the macro
+rc_auroc; they must be installed on the connection given.
 """
 
 from __future__ import annotations
