@@ -4,9 +4,9 @@
 -- targets c in [0, 1]. threshold = numpy.quantile(non-abstained ID confidences, 1 - c),
 -- method linear, with numpy's own arithmetic (v = (n-1)·(1-c); a + (b-a)·g below g = 0.5,
 -- else b - (b-a)·(1-g)), not quantile_cont, whose rounding differs from numpy's in the last
--- bit. Acceptance: not abstained and confidence >= threshold, over all of a domain's samples
--- (abstentions count in the denominators). A series whose ID samples all abstained has a NULL
--- threshold and accepts nothing (rates 0). One row per series with ID samples and target
+-- bit. Acceptance (rc_ood_acceptance): not abstained and confidence >= threshold, over all of
+-- a domain's samples (abstentions count in the denominators). A series whose ID samples all
+-- abstained has a NULL threshold and accepts nothing (rates 0). One row per series with ID samples and target
 -- position (`position`, 1-based: a list may repeat a target): id_coverage_target, threshold,
 -- id_coverage_actual, ood_accept_rate, dar (= ood_accept_rate) and
 -- safety_ratio = id_coverage_actual / (ood_accept_rate + 1e-8); the OOD rate is 0 for a series
@@ -38,16 +38,8 @@ taus AS (
     FROM neighbours
 ),
 rates AS (
-    SELECT t.series, t.position,
-           coalesce(count(*) FILTER (WHERE x.domain = 'id' AND NOT x.abstained
-                                     AND x.confidence >= t.threshold)
-                    / count(*) FILTER (WHERE x.domain = 'id'), 0.0) AS id_coverage_actual,
-           coalesce(count(*) FILTER (WHERE x.domain = 'ood' AND NOT x.abstained
-                                     AND x.confidence >= t.threshold)
-                    / nullif(count(*) FILTER (WHERE x.domain = 'ood'), 0), 0.0) AS ood_accept_rate
-    FROM taus AS t
-    JOIN query_table(samples) AS x ON x.series = t.series
-    GROUP BY t.series, t.position
+    SELECT series, position, id_accept_rate AS id_coverage_actual, ood_accept_rate
+    FROM rc_ood_acceptance(samples, 'taus')
 )
 SELECT t.series, t.position, t.id_coverage_target, t.threshold, r.id_coverage_actual,
        r.ood_accept_rate, r.ood_accept_rate AS dar,

@@ -151,8 +151,8 @@ def test_alpha_grid_above_the_largest_risk_is_refused(samples, tmp_path, run_cli
     )
     assert (r.exit_code, r.stderr) == (
         2,
-        "error: --alpha-grid value 1.5 is above 1, the largest selective risk of loss abs_norm/given "
-        "(--loss abs: up to 3)\n",
+        "error: --alpha-grid 1.5 is outside [0, 1], the selective risk's range for loss abs_norm/given "
+        "(--loss abs: [0, 3])\n",
     )
 
 

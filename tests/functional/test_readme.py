@@ -3,9 +3,12 @@ documented query runs, and the warehouse views agree with `evaluate`."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -126,3 +129,65 @@ def test_readme_violation_rate_query_matches_risk_control(tmp_path):
     ]
     assert [(c, m, r, n, pytest.approx(v, abs=1e-15)) for c, _, m, r, n, v in got] == expected
     assert len(got) == 18  # 2 commands x 3 methods x 3 rules
+
+
+def test_readme_main_job_runs_as_written(tmp_path, run_cli, monkeypatch):
+    """The first of "the two commands": its riskcov part, after the venv is made."""
+    text = (REPO_ROOT / "README.md").read_text()
+    section = text.split("## The two commands")[1].split("\n## ")[0]
+    main_job, tests = re.findall(r"```bash\n(.*?)```", section, re.S)
+    assert tests.strip().endswith(".venv/bin/pytest")
+    args = shlex.split(main_job.split("&& .venv/bin/riskcov ")[-1])
+    monkeypatch.chdir(tmp_path)
+    os.symlink(REPO_ROOT / "examples", tmp_path / "examples")
+    result = run_cli(args, env={"RISKCOV_WAREHOUSE": None})
+    assert (result.exit_code, result.stderr) == (0, "")
+    (artifact,) = (tmp_path / "warehouse" / "artifacts").glob("*.json")
+    assert '"n_resamples": 2000' in artifact.read_text()
+
+
+# imports nothing of pandas, polars or pyarrow: the README's Python block needs only riskcov
+WITHOUT_FRAMES = """
+import sys
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("pandas", "polars", "pyarrow"):
+            raise ImportError(f"{name} is not installed here")
+sys.meta_path.insert(0, Blocked())
+"""
+
+
+def test_readme_python_runs_as_written_without_optional_packages(tmp_path):
+    (block,) = blocks("README.md", "python")
+    script = tmp_path / "readme.py"
+    script.write_text(WITHOUT_FRAMES + block)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    aurc, ci = done.stdout.splitlines()
+    assert float(aurc) == 13 / 48  # risks 0, 1/2, 1/3, 1/2 at coverages 1/4, 1/2, 3/4, 1
+    low, high = json.loads(ci)
+    assert low <= float(aurc) <= high
+
+
+# pages whose commands run on the shipped examples, in this order in one folder (reports.md
+# draws the evaluation calibration.md's commands stored first)
+EXAMPLE_PAGES = ("docs/calibration.md", "docs/reports.md", "docs/risk-control.md")
+
+
+@pytest.mark.slow
+def test_the_docs_commands_run_as_written_on_the_examples(tmp_path, run_cli, monkeypatch):
+    commands = [
+        shlex.split(line, comments=True)
+        for page in EXAMPLE_PAGES
+        for block in blocks(page, "bash")
+        for line in block.splitlines()
+        if line.startswith("riskcov ")
+    ]
+    assert len(commands) == 15
+    monkeypatch.chdir(tmp_path)
+    os.symlink(REPO_ROOT / "examples", tmp_path / "examples")
+    for args in commands:
+        result = run_cli(args[1:], env={"RISKCOV_WAREHOUSE": None})
+        assert result.exit_code == 0, (args, result.stderr)
+    for written in ("cal.json", "rc.png", "rc.svg", "report.html"):
+        assert (tmp_path / written).stat().st_size > 0, written

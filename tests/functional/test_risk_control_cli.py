@@ -303,7 +303,7 @@ def _aurc(conf: list[float], loss: list[float]) -> float:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["risk-control", "--alpha", "1.5"], 2, "--alpha must lie strictly between 0 and 1, got 1.5"),
+        (["risk-control", "--alpha", "1.5"], 2, "--alpha 1.5 is outside (0, 1)"),
         (
             ["risk-control", "--bound", "bentkus"],
             2,

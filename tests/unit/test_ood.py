@@ -1,4 +1,5 @@
-"""OOD acceptance at a fixed ID coverage (the macro rc_ood_at_id_coverage), DAR and AUROC
+"""OOD acceptance at a fixed ID coverage (the macro rc_ood_at_id_coverage), DAR at thresholds
+(rc_ood_acceptance) and AUROC
 (docs/risk-control.md)
 against direct oracles: numpy.quantile (linear) is the threshold's definition, acceptance is
 counted sample by sample."""
@@ -31,7 +32,7 @@ TARGETS = [0.0, 0.05, 0.3, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0]
 @pytest.fixture(scope="module")
 def con():
     connection = duckdb.connect()
-    for name in ("rc_auroc", "rc_ood_at_id_coverage"):
+    for name in ("rc_auroc", "rc_ood_acceptance", "rc_ood_at_id_coverage"):
         connection.execute((SQL_DIR / f"{name}.sql").read_text())
     yield connection
     connection.close()
@@ -164,8 +165,8 @@ def test_fpr_at_95_tpr_is_ood_acceptance_at_95_percent(con, ident, ood):
     ood=domain(),
     thresholds=st.lists(st.integers(-1, 9).map(lambda i: i / 8), min_size=1, max_size=4),
 )
-def test_dar_at_thresholds_follows_spec(ident, ood, thresholds):
-    rows = dar_at_thresholds(*ident, *ood, thresholds)
+def test_dar_at_thresholds_follows_spec(con, ident, ood, thresholds):
+    rows = dar_at_thresholds(con, *ident, *ood, thresholds)
     assert rows == [
         {
             "threshold": t,
@@ -177,6 +178,31 @@ def test_dar_at_thresholds_follows_spec(ident, ood, thresholds):
     ]
 
 
+def test_dar_at_thresholds_gives_the_former_numpy_values(con):
+    """What the former numpy code gave (an abstention, a tie at the threshold, thresholds out of
+    order and below every confidence), kept when DAR moved onto the macro rc_ood_acceptance."""
+    rows = dar_at_thresholds(
+        con,
+        np.array([0.2, 0.8, 0.5, 0.5]),
+        np.array([False, False, True, False]),
+        np.array([0.6, 0.1, 0.5]),
+        np.zeros(3, bool),
+        [0.5, 0.0, 0.95, -1.0],
+    )
+    assert rows == [
+        {
+            "threshold": 0.5,
+            "id_accept_rate": 0.5,
+            "ood_accept_rate": 0.6666666666666666,
+            "dar": 0.6666666666666666,
+        },
+        {"threshold": 0.0, "id_accept_rate": 0.75, "ood_accept_rate": 1.0, "dar": 1.0},
+        {"threshold": 0.95, "id_accept_rate": 0.0, "ood_accept_rate": 0.0, "dar": 0.0},
+        {"threshold": -1.0, "id_accept_rate": 0.75, "ood_accept_rate": 1.0, "dar": 1.0},
+    ]
+    assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchall() == [(0,)]
+
+
 def test_ood_errors_name_the_offender(con):
     one, no = np.array([0.5]), np.array([False])
     with pytest.raises(UsageError) as err:
@@ -186,10 +212,10 @@ def test_ood_errors_name_the_offender(con):
         ood_at_id_coverage(con, one, no, np.array([]), np.array([], bool))
     assert str(err.value) == "the ood domain has no samples; OOD metrics need both id and ood"
     with pytest.raises(InputError) as err:
-        dar_at_thresholds(np.array([0.5, np.nan]), np.array([False, False]), one, no, [0.5])
+        dar_at_thresholds(con, np.array([0.5, np.nan]), np.array([False, False]), one, no, [0.5])
     assert str(err.value) == "id sample 1 is not abstained but its confidence is nan"
     with pytest.raises(UsageError, match=r"^DAR threshold nan must be a finite number"):
-        dar_at_thresholds(one, no, one, no, [float("nan")])
+        dar_at_thresholds(con, one, no, one, no, [float("nan")])
     (row,) = ood_at_id_coverage(con, np.array([0.0, 1.0]), np.array([False, False]), one, no, [0.25])
     assert row["threshold"] == 0.75
 

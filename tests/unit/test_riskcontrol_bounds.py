@@ -223,8 +223,9 @@ def test_check_losses_names_the_first_offending_sample():
 
 def test_levels_and_bound_names_are_usage_errors():
     for bad in (0.0, 1.0, -0.1, 2.0, True):
-        with pytest.raises(UsageError, match=r"^--alpha must lie strictly between 0 and 1"):
+        with pytest.raises(UsageError) as err:
             check_level("alpha", bad)
+        assert str(err.value) == f"--alpha {bad!r} is outside (0, 1)"
     with pytest.raises(UsageError, match=r"^--alpha"):
         p_value("hoeffding", 0.0, 5, 1.0)
     with pytest.raises(UsageError) as err:

@@ -11,11 +11,11 @@ import statistics
 from fractions import Fraction
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sql_support import rc_macro_connection
 
 from hypothesis_profiles import examples
 from riskcov.errors import InputError, UsageError
@@ -31,11 +31,22 @@ from riskcov.riskcontrol.rules import (
     uncertified,
     violation_summary,
     working_points,
+    working_points_of,
 )
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 DYADIC = [0.0, 0.25, 0.5, 0.75, 1.0]
 ALPHAS = [0.05, 0.1, 0.15, 0.25, 1 / 3, 0.5]
+
+
+@pytest.fixture(scope="module")
+def con():
+    """The working-point macros and Coverage@Risk's on a bare connection (no warehouse)."""
+    connection = rc_macro_connection()
+    for name in ("rc_coverage_at_risks", "rc_coverage_at_risk"):
+        connection.execute((SQL_DIR / f"{name}.sql").read_text())
+    yield connection
+    connection.close()
 
 
 @st.composite
@@ -87,8 +98,8 @@ def oracle_certify(points, n, alpha, delta, bound, procedure, g_count):
 
 @settings(max_examples=examples(100), deadline=None)
 @given(data=samples())
-def test_working_points_follow_spec_4(data):
-    pts = working_points(*data)
+def test_working_points_follow_spec_4(con, data):
+    pts = working_points(con, *data)
     expected = oracle_points(*data)
     assert pts.threshold.tolist() == [t for t, _, _ in expected]
     assert pts.k_cum.tolist() == [k for _, k, _ in expected]
@@ -98,8 +109,8 @@ def test_working_points_follow_spec_4(data):
 
 @settings(max_examples=examples(100), deadline=None)
 @given(data=samples(), g_count=st.integers(1, 30))
-def test_candidates_follow_spec(data, g_count):
-    pts = working_points(*data)
+def test_candidates_follow_spec(con, data, g_count):
+    pts = working_points(con, *data)
     expected = oracle_candidates(oracle_points(*data), len(data[0]), g_count)
     assert candidates(pts.coverage, g_count).tolist() == expected
 
@@ -122,8 +133,8 @@ def test_candidates_double_comparison_is_the_exact_one():
     bound=st.sampled_from(["binomial", "hoeffding", "hoeffding-bentkus"]),
     procedure=st.sampled_from(["fixed-sequence", "bonferroni"]),
 )
-def test_certify_follows_spec(data, alpha, delta, g_count, bound, procedure):
-    pts = working_points(*data)
+def test_certify_follows_spec(con, data, alpha, delta, g_count, bound, procedure):
+    pts = working_points(con, *data)
     oracle = oracle_points(*data)
     chosen, cands, ps = oracle_certify(oracle, len(data[0]), alpha, delta, bound, procedure, g_count)
     got = certify(pts, alpha, delta, bound, procedure, g_count)
@@ -139,19 +150,10 @@ def test_certify_follows_spec(data, alpha, delta, g_count, bound, procedure):
         assert got.risk == float(loss / k)
 
 
-@pytest.fixture(scope="module")
-def con():
-    connection = duckdb.connect()
-    for name in ("rc_coverage_at_risks", "rc_coverage_at_risk"):
-        connection.execute((SQL_DIR / f"{name}.sql").read_text())
-    yield connection
-    connection.close()
-
-
 @settings(max_examples=examples(100), deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
 def test_uncertified_is_coverage_at_risk(con, data, alpha):
-    pts = working_points(*data)
+    pts = working_points(con, *data)
     oracle = oracle_points(*data)
     # the largest coverage whose selective risk (a double, L / k) <= alpha
     ok = [j for j, (_, k, loss) in enumerate(oracle) if float(loss) / k <= alpha]
@@ -164,8 +166,8 @@ def test_uncertified_is_coverage_at_risk(con, data, alpha):
 
 @settings(max_examples=examples(120), deadline=None)
 @given(data=samples(), alpha=st.sampled_from(ALPHAS))
-def test_crc_follows_spec(data, alpha):
-    pts = working_points(*data)
+def test_crc_follows_spec(con, data, alpha):
+    pts = working_points(con, *data)
     oracle = oracle_points(*data)
     n = len(data[0])
     # walk from the most confident down and keep the last lambda passing (no early stop)
@@ -244,7 +246,7 @@ def test_bonferroni_divides_delta_by_the_number_of_candidates():
 
 
 def test_nothing_to_accept_when_every_sample_abstained(con):
-    pts = working_points(np.array([np.nan, np.nan]), np.array([0.0, 1.0]), np.array([True, True]))
+    pts = working_points(con, np.array([np.nan, np.nan]), np.array([0.0, 1.0]), np.array([True, True]))
     for procedure in ("fixed-sequence", "bonferroni"):
         got = certify(pts, 0.1, 0.1, "hoeffding-bentkus", procedure)
         assert (got.index, got.threshold, got.candidates, got.p_values) == (None, None, (), ())
@@ -258,7 +260,7 @@ def test_targets_above_cmax_are_dropped_and_duplicates_merged():
     assert candidates(np.array([0.3]), 10).tolist() == [0]  # 3/10 >= 3/10 in doubles too
 
 
-def test_rule_errors():
+def test_rule_errors(con):
     pts = Points(np.array([0.9]), np.array([2]), np.array([1.0]), 4)
     with pytest.raises(UsageError, match=r"^unknown procedure 'sidak'"):
         certify(pts, 0.1, 0.1, procedure="sidak")
@@ -266,7 +268,7 @@ def test_rule_errors():
         certify(pts, 0.1, 0.1, bound="chernoff")
     with pytest.raises(UsageError, match=r"^--candidates must be a positive integer, got 0"):
         certify(pts, 0.1, 0.1, n_candidates=0)
-    with pytest.raises(UsageError, match=r"^--delta must lie strictly between 0 and 1"):
+    with pytest.raises(UsageError, match=r"^--delta .* is outside \(0, 1\)$"):
         certify(pts, 0.1, 0.0)
     half = Points(np.array([0.9]), np.array([2]), np.array([0.5]), 2)
     with pytest.raises(InputError, match=r"^accepted loss sum 0\.5 is not a whole count"):
@@ -274,7 +276,7 @@ def test_rule_errors():
     with pytest.raises(ValueError, match="plateau order"):
         Points(np.array([0.8, 0.9]), np.array([1, 2]), np.array([0.0, 0.0]), 2)
     with pytest.raises(InputError) as err:
-        working_points(np.array([0.5, np.nan]), np.zeros(2), np.array([False, False]))
+        working_points(con, np.array([0.5, np.nan]), np.zeros(2), np.array([False, False]))
     assert str(err.value) == "sample 1 is not abstained but its confidence is nan"
 
 
@@ -328,3 +330,68 @@ def test_violation_summary_refuses_a_seed_twice():
 def test_mean_std_is_population():
     assert mean_std([1.0, 2.0, 4.0]) == pytest.approx((7 / 3, math.sqrt(14 / 9)), rel=1e-15)
     assert mean_std([]) == (None, None)
+
+
+# the working points the former numpy code (np.cumsum in stable confidence order) gave, kept
+# when the points moved onto the SQL macros evaluate reads: (confidences, losses, abstained,
+# thresholds, k_cum, loss_cum before, loss_cum now)
+FORMER_POINTS = [
+    (  # 0/1 losses, a tie, an abstention: identical
+        [0.5, 0.9, 0.5, 0.3, 0.9],
+        [1.0, 0.0, 0.0, 1.0, 1.0],
+        [False, False, True, False, False],
+        [0.9, 0.5, 0.3],
+        [2, 3, 4],
+        [1.0, 2.0, 3.0],
+        [1.0, 2.0, 3.0],
+    ),
+    (  # continuous losses: the running sum now rounds once (the cumsum rounded at every step)
+        [0.1, 0.2, 0.3, 0.3, 0.7, 0.9],
+        [0.1, 0.2, 0.3, 0.1, 0.2, 0.3],
+        [False] * 6,
+        [0.9, 0.7, 0.3, 0.2, 0.1],
+        [1, 2, 4, 5, 6],
+        [0.3, 0.5, 0.9, 1.1, 1.2000000000000002],
+        [0.3, 0.5, 0.9, 1.1, 1.2],
+    ),
+    (
+        [0.6, 0.9, 0.8, 0.2, 0.3, 0.9, 0.0, 0.8, 0.8, 0.5, 0.3, 0.3],
+        [0.255, 0.445, 0.505, 0.553, 0.996, 0.793, 0.622, 0.989, 0.215, 0.16, 0.613, 0.044],
+        [True, False, False, False, False, False, False, False, True, True, False, False],
+        [0.9, 0.8, 0.3, 0.2, 0.0],
+        [2, 4, 7, 8, 9],
+        [1.238, 2.7319999999999998, 4.384999999999999, 4.937999999999999, 5.559999999999999],
+        [1.238, 2.732, 4.385, 4.938, 5.5600000000000005],
+    ),
+]
+
+
+@pytest.mark.parametrize(("conf", "loss", "abst", "thresholds", "k_cum", "before", "now"), FORMER_POINTS)
+def test_working_points_against_the_former_numpy_values(
+    con, conf, loss, abst, thresholds, k_cum, before, now
+):
+    pts = working_points(con, np.array(conf), np.array(loss), np.array(abst))
+    assert (pts.threshold.tolist(), pts.k_cum.tolist(), pts.n_total) == (thresholds, k_cum, len(conf))
+    assert pts.loss_cum.tolist() == now
+    # now: each running sum is the exact sum of the accepted losses' doubles, rounded once
+    kept = [(c, Fraction(x)) for c, x, a in zip(conf, loss, abst, strict=True) if not a]
+    assert now == [float(sum((x for c, x in kept if c >= t), Fraction(0))) for t in thresholds]
+    # and the former values differ from it in the last bits only
+    assert all(abs(a - b) <= 2 * math.ulp(b) for a, b in zip(before, now, strict=True))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(sets=st.lists(samples(), min_size=1, max_size=3))
+def test_working_points_of_several_sets_are_each_sets_own(con, sets):
+    """One query for several sets (an experiment's cal split and its halves) gives each set the
+    points it has alone, with its own N."""
+    together = working_points_of(con, sets)
+    assert len(together) == len(sets)
+    for got, data in zip(together, sets, strict=True):
+        alone = working_points(con, *data)
+        assert (got.threshold.tolist(), got.k_cum.tolist(), got.loss_cum.tolist(), got.n_total) == (
+            alone.threshold.tolist(),
+            alone.k_cum.tolist(),
+            alone.loss_cum.tolist(),
+            alone.n_total,
+        )

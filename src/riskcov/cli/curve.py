@@ -6,13 +6,7 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
-from riskcov.cli.selection import (
-    SELECTED_BY_OPTIONS,
-    EstimatorOpt,
-    IntersectionOpt,
-    Selection,
-    selecting,
-)
+from riskcov.cli.selection import SELECTED_BY_OPTIONS, ConfidenceOpt, Selection, selecting
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 
 
@@ -25,9 +19,7 @@ def curve(
     points: Annotated[int, typer.Option(help="Coverages per curve, 0..Cmax.")] = 201,
     fmt: Annotated[str, typer.Option("--format", help="csv, parquet or json.")] = "csv",
     selection: Selection = SELECTED_BY_OPTIONS,
-    confidence: Annotated[str, typer.Option(help="default, all, a CSF name, or secondary:...")] = "default",
-    estimator: EstimatorOpt = "plateau-trapezoid",
-    intersection_only: IntersectionOpt = False,
+    confidence: ConfidenceOpt = "default",
     warehouse: WarehouseOpt = None,
 ) -> None:
     """RC curves at K coverages (first working point with coverage >= c), nothing stored."""
@@ -40,8 +32,6 @@ def curve(
         **selection.fields(),
         confidence=confidence,
         bootstrap_resamples=0,
-        intersection_only=intersection_only,
-        estimator=estimator,
         curve_points=points,
     )
     opts.check()

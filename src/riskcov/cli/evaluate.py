@@ -8,9 +8,8 @@ import typer
 from riskcov.cli.app import WarehouseOpt, app, floats, guarded, publishes, stderr_bar
 from riskcov.cli.selection import (
     SELECTED_BY_OPTIONS,
-    EstimatorOpt,
+    CalibratedConfidenceOpt,
     InputsOpt,
-    IntersectionOpt,
     Selection,
     selecting,
 )
@@ -24,13 +23,7 @@ from riskcov.evaluation.prepared_warehouse import open_warehouse
 def evaluate(
     inputs: InputsOpt = None,
     selection: Selection = SELECTED_BY_OPTIONS,
-    confidence: Annotated[
-        str,
-        typer.Option(
-            help="default, all, a CSF name, secondary:<a>+<b>:average|product, sql:EXPR, "
-            "calibrated, verbalized_calibrated or calibrated:<csf>."
-        ),
-    ] = "default",
+    confidence: CalibratedConfidenceOpt = "default",
     calibration: Annotated[
         str | None,
         typer.Option(help="Calibrator file or stored id (riskcov calibrate) for the calibrated CSFs."),
@@ -50,8 +43,6 @@ def evaluate(
             "artifacts/<warehouse stem>_evaluation_<id>.json)."
         ),
     ] = None,
-    intersection_only: IntersectionOpt = False,
-    estimator: EstimatorOpt = "plateau-trapezoid",
     alpha_grid: Annotated[
         str | None, typer.Option(help="Coverage@Risk budgets, default 0.01,0.02,0.05,0.1,0.15,0.2.")
     ] = None,
@@ -91,8 +82,6 @@ def evaluate(
         area_coverage=area_coverage,
         bootstrap_resamples=bootstrap_resamples,
         seed=seed,
-        intersection_only=intersection_only,
-        estimator=estimator,
         curve_points=curve_points,
         calibration=calibration,
         group=group,

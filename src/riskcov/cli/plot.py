@@ -6,14 +6,7 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded
-from riskcov.cli.selection import (
-    SELECTED_BY_OPTIONS,
-    EstimatorOpt,
-    InputsOpt,
-    IntersectionOpt,
-    Selection,
-    selecting,
-)
+from riskcov.cli.selection import SELECTED_BY_OPTIONS, ConfidencesOpt, InputsOpt, Selection, selecting
 from riskcov.errors import UsageError
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 
@@ -25,15 +18,10 @@ def plot(
     output: Annotated[Path, typer.Option(help="Picture to write: a .png or .svg file.", show_default=False)],
     inputs: InputsOpt = None,
     selection: Selection = SELECTED_BY_OPTIONS,
-    confidence: Annotated[
-        list[str] | None,
-        typer.Option(help="default, all, a CSF name or secondary:...; repeat for more.", show_default=False),
-    ] = None,
-    estimator: EstimatorOpt = "plateau-trapezoid",
+    confidence: ConfidencesOpt = None,
     ci: Annotated[bool, typer.Option("--ci", help="Shade the pointwise 95% bootstrap band.")] = False,
     bootstrap_resamples: Annotated[int, typer.Option(help="Resamples of the --ci band.")] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed of the --ci band.")] = 42,
-    intersection_only: IntersectionOpt = False,
     from_artifact: Annotated[
         Path | None, typer.Option(help="Draw an artifact's curves instead of evaluating.", show_default=False)
     ] = None,
@@ -57,10 +45,8 @@ def plot(
         opts = Options(
             inputs=inputs,
             **selection.fields(),
-            estimator=estimator,
             bootstrap_resamples=bootstrap_resamples,
             seed=seed,
-            intersection_only=intersection_only,
         )
         check(opts, ci)
         plotting.check_output(output)

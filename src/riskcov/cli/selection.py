@@ -1,4 +1,5 @@
-"""The options that pick what is evaluated, shared by `evaluate`, `plot` and `curve`."""
+"""The options that pick what is evaluated and how, shared by `evaluate`, `plot` and `curve`:
+each declared once here, so their help texts cannot drift apart."""
 
 import functools
 import inspect
@@ -47,6 +48,16 @@ EstimatorOpt = Annotated[str, typer.Option(help="plateau-trapezoid, item-step or
 IntersectionOpt = Annotated[
     bool, typer.Option("--intersection-only", help="Paired: compare the overlapping participants.")
 ]
+# the confidences every evaluating command reads; the calibrated ones need --calibration,
+# which only evaluate takes
+CONFIDENCES = "default, all, a CSF name, secondary:<a>+<b>:average|product, sql:EXPR"
+ConfidenceOpt = Annotated[str, typer.Option(help=f"{CONFIDENCES}.")]
+CalibratedConfidenceOpt = Annotated[
+    str, typer.Option(help=f"{CONFIDENCES}, calibrated, verbalized_calibrated or calibrated:<csf>.")
+]
+ConfidencesOpt = Annotated[
+    list[str] | None, typer.Option(help=f"{CONFIDENCES}; repeat for more.", show_default=False)
+]
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,8 @@ class Selection:
     splits: list[str]
     domains: list[str]
     loss: str | None
+    estimator: str = "plateau-trapezoid"
+    intersection_only: bool = False
 
     def fields(self) -> dict[str, Any]:
         """Options' keyword arguments.
@@ -73,14 +86,17 @@ class Selection:
 # a command's `selection` default: `selecting` replaces it by the options' values
 SELECTED_BY_OPTIONS = Selection([], [], [], [], [], None)
 
-# the options `selecting` puts in place of a command's `selection` parameter, in this order
-OPTIONS: tuple[tuple[str, Any], ...] = (
-    ("modes", ModesOpt),
-    ("methods", MethodsOpt),
-    ("experiment_seeds", ExperimentSeedsOpt),
-    ("splits", SplitsOpt),
-    ("domains", DomainsOpt),
-    ("loss", LossOpt),
+# the options `selecting` puts in place of a command's `selection` parameter, in this order,
+# with their defaults
+OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("modes", ModesOpt, None),
+    ("methods", MethodsOpt, None),
+    ("experiment_seeds", ExperimentSeedsOpt, None),
+    ("splits", SplitsOpt, None),
+    ("domains", DomainsOpt, None),
+    ("loss", LossOpt, None),
+    ("estimator", EstimatorOpt, SELECTED_BY_OPTIONS.estimator),
+    ("intersection_only", IntersectionOpt, SELECTED_BY_OPTIONS.intersection_only),
 )
 
 
@@ -94,12 +110,12 @@ def selecting(command: Callable[..., T]) -> Callable[..., T]:
             params.append(p)
             continue
         params += [
-            inspect.Parameter(n, p.POSITIONAL_OR_KEYWORD, default=None, annotation=t) for n, t in OPTIONS
+            inspect.Parameter(n, p.POSITIONAL_OR_KEYWORD, default=d, annotation=t) for n, t, d in OPTIONS
         ]
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> T:
-        given = {n: kwargs.pop(n) for n, _ in OPTIONS}
+        given = {n: kwargs.pop(n, d) for n, _, d in OPTIONS}
         selection = Selection(
             modes=given["modes"] or [],
             methods=given["methods"] or [],
@@ -107,10 +123,12 @@ def selecting(command: Callable[..., T]) -> Callable[..., T]:
             splits=given["splits"] or [],
             domains=given["domains"] or [],
             loss=given["loss"],
+            estimator=given["estimator"],
+            intersection_only=given["intersection_only"],
         )
         return command(*args, selection=selection, **kwargs)
 
     hints = {k: v for k, v in command.__annotations__.items() if k != "selection"}
-    run.__annotations__ = {**hints, **dict(OPTIONS)}
+    run.__annotations__ = {**hints, **{n: t for n, t, _ in OPTIONS}}
     run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     return run

@@ -1,4 +1,5 @@
-"""`riskcov runs` and `riskcov migrate`: what the warehouse holds and its schema."""
+"""`riskcov runs`, `riskcov migrate` and `riskcov doctor`: what the warehouse holds, its schema
+and its file."""
 
 import json
 from typing import Annotated
@@ -6,8 +7,9 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import NOT_WRITTEN, WarehouseOpt, app, guarded, publishes
+from riskcov.errors import RiskcovError
 from riskcov.evaluation.prepared_warehouse import open_warehouse
-from riskcov.warehouse.connection import resolve_path
+from riskcov.warehouse.connection import check_database_file, resolve_path
 from riskcov.warehouse.runs import list_runs
 
 
@@ -103,3 +105,36 @@ def migrate(
     if not applied:
         typer.echo("up to date")
     return None
+
+
+@app.command()
+@guarded
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="JSON on stdout.")] = False,
+    reclaim: Annotated[
+        bool,
+        typer.Option(
+            "--reclaim",
+            help="First give back the free space at the end of the file (writes: takes the "
+            "warehouse's lock, like any writing command).",
+        ),
+    ] = False,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """The warehouse file's size beside its content (DuckDB's blocks, the WAL), its
+    migrations, runs and experiments, and temporary files a killed command left
+    (docs/reliability.md)."""
+    from riskcov.warehouse import health
+
+    path = resolve_path(warehouse)
+    if not path.exists():  # a report must not create a warehouse
+        raise RiskcovError(f"no warehouse at {path}: ingest a run first, or pass --warehouse")
+    check_database_file(path)
+    if reclaim:
+        with open_warehouse(path) as con:
+            health.reclaim(con)
+    report = health.examine(path)
+    if as_json:
+        typer.echo(json.dumps(report.to_json(), indent=2, allow_nan=False))
+        return
+    typer.echo("\n".join(health.describe(report)))

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from riskcov.errors import UsageError
+from riskcov.metrics.budgets import refuse_outside
 from riskcov.metrics.engine import ESTIMATORS
 from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
 from riskcov.report.keys import grid_key
@@ -93,15 +94,10 @@ class Options:
         # a risk budget lies in the selective risk's range: [0, 1] (abs_norm, 0/1 and given
         # losses as the risk-control bounds take them), [0, 3] for loss abs
         top = 3.0 if self.loss == "abs" else 1.0
+        note = f", the selective risk's range for loss {self.loss or 'abs_norm/given'}"
+        note += "" if self.loss == "abs" else " (--loss abs: [0, 3])"
         for a in self.alpha_grid:
-            if not (math.isfinite(a) and a >= 0.0):
-                raise UsageError(f"--alpha-grid value {a!r} is not a finite number >= 0")
-            if a > top:
-                raise UsageError(
-                    f"--alpha-grid value {a!r} is above {top:g}, the largest selective risk of loss "
-                    f"{self.loss or 'abs_norm/given'}"
-                    + ("" if self.loss == "abs" else " (--loss abs: up to 3)")
-                )
+            refuse_outside("--alpha-grid", a, top, note=note)
         keys = [grid_key(a) for a in self.alpha_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--alpha-grid values must differ in their first two decimals")

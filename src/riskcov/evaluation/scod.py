@@ -10,7 +10,6 @@ and an OOD cluster of the same name are two bootstrap units.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +21,7 @@ from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import replicates
 from riskcov.ingest.inputs import Input, resolve
 from riskcov.metrics import engine
+from riskcov.metrics.budgets import refuse_outside
 from riskcov.report.artifact import utc_now
 from riskcov.report.keys import grid_key
 from riskcov.scoring.csf import Csf
@@ -54,8 +54,10 @@ class ScodOptions:
                 raise UsageError(f"--c-ood value {c!r} is not in [0, 1]")
         if len({grid_key(c) for c in self.c_ood}) != len(self.c_ood):
             raise UsageError("--c-ood values must differ in their first two decimals")
-        if not self.alpha_grid or any(not (math.isfinite(a) and a >= 0.0) for a in self.alpha_grid):
-            raise UsageError("--alpha-grid needs finite values >= 0")
+        if not self.alpha_grid:
+            raise UsageError("--alpha-grid needs at least one value")
+        for a in self.alpha_grid:  # SCOD's losses are 0/1 costs
+            refuse_outside("--alpha-grid", a, note=", the range of the SCOD risk")
         if len({grid_key(a) for a in self.alpha_grid}) != len(self.alpha_grid):
             raise UsageError("--alpha-grid values must differ in their first two decimals")
         if self.bootstrap_resamples > MAX_RESAMPLES:

@@ -14,6 +14,7 @@ import sqlglot
 from sqlglot.errors import ParseError
 
 from riskcov.errors import UsageError
+from riskcov.metrics.budgets import refuse_outside
 from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
 
 
@@ -66,6 +67,8 @@ def relations(cols: Columns) -> dict[str, str]:
         loss = f"CASE WHEN {abstained} THEN NULL ELSE {loss} END"
     if not cols.loss_scale > 0:
         raise UsageError(f"--loss-scale {cols.loss_scale!r} is not > 0")
+    for a in cols.alphas:  # losses divided by --loss-scale: a selective risk in [0, 1]
+        refuse_outside("--alpha-grid", a, note=", the selective risk's range after --loss-scale")
     samples = (
         f"SELECT replicate, cluster, multiplicity FROM "
         f"{sqlglot.exp.to_table(cols.samples, dialect='duckdb').sql(dialect='duckdb')}"

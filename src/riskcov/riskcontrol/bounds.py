@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from riskcov.errors import InputError, UsageError
+from riskcov.metrics.budgets import refuse_outside
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -189,10 +190,9 @@ def check_level(name: str, value: float) -> None:
     >>> check_level("alpha", 1.5)
     Traceback (most recent call last):
     ...
-    riskcov.errors.UsageError: --alpha must lie strictly between 0 and 1, got 1.5
+    riskcov.errors.UsageError: --alpha 1.5 is outside (0, 1)
     """
-    if isinstance(value, bool) or not 0.0 < value < 1.0:
-        raise UsageError(f"--{name} must lie strictly between 0 and 1, got {value!r}")
+    refuse_outside(f"--{name}", value, strict=True)
 
 
 def check_losses(losses: FloatArray, bound: str) -> None:

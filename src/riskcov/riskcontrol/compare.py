@@ -106,7 +106,7 @@ def compare(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         for s in seeds:
             test_e = tests[(method, s)][1]
             t = ex.load(con, test_e, csf)
-            pts = rules.working_points(t.confidence, t.loss, t.abstained)
+            pts = rules.working_points(con, t.confidence, t.loss, t.abstained)
             car.append(rules.uncertified(con, pts, opts.alpha).coverage)
             aurcs.append(aurc[test_e.experiment_id])
         mine = [r for r in certified if r["method"] == method]

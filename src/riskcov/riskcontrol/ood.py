@@ -5,7 +5,8 @@ coverage target c is the quantile 1 - c (numpy's linear method) of the ID sample
 a confidence, i.e. the non-abstained ones. With abstentions the ID acceptance at that threshold
 is then about c·K/N rather than c, and is reported as `id_coverage_actual`. Acceptance at ID
 coverage is the SQL macro rc_ood_at_id_coverage (the view v_ood_at_id_coverage runs it too),
-AUROC the macro rc_auroc; both must be installed on the connection given.
+DAR at given thresholds rc_ood_acceptance (whose rates the former reads), AUROC the macro
+rc_auroc; they must be installed on the connection given.
 """
 
 from __future__ import annotations
@@ -37,17 +38,6 @@ def _check(domain: str, conf: FloatArray, abstained: BoolArray, allow_empty: boo
         raise InputError(
             f"{domain} sample {int(bad[0])} is not abstained but its confidence is {float(conf[bad[0]])!r}"
         )
-
-
-def accept_rate(conf: FloatArray, abstained: BoolArray, tau: float | None) -> float:
-    """Share of all samples accepted at tau: not abstained and confidence >= tau.
-
-    >>> accept_rate(np.array([0.2, 0.7, 0.9]), np.array([False, False, True]), 0.5)
-    0.3333333333333333
-    """
-    if tau is None or len(conf) == 0:
-        return 0.0
-    return int(np.count_nonzero(~abstained & (conf >= tau))) / len(conf)
 
 
 def _pair_table(
@@ -90,7 +80,8 @@ def ood_at_id_coverage(
 
     >>> from riskcov.resources import resource_dir
     >>> con = duckdb.connect()
-    >>> _ = con.execute((resource_dir("sql") / "rc_ood_at_id_coverage.sql").read_text())
+    >>> for name in ("rc_ood_acceptance", "rc_ood_at_id_coverage"):
+    ...     _ = con.execute((resource_dir("sql") / f"{name}.sql").read_text())
     >>> rows = ood_at_id_coverage(con, np.array([0.1, 0.2, 0.3, 0.4, 0.5]), np.zeros(5, bool),
     ...                           np.array([0.45, 0.05]), np.zeros(2, bool), [0.6])
     >>> rows[0]["threshold"], rows[0]["id_coverage_actual"], rows[0]["dar"]
@@ -114,34 +105,50 @@ def ood_at_id_coverage(
 
 
 def dar_at_thresholds(
+    con: duckdb.DuckDBPyConnection,
     id_conf: FloatArray,
     id_abstained: BoolArray,
     ood_conf: FloatArray,
     ood_abstained: BoolArray,
     thresholds: Sequence[float],
 ) -> list[dict[str, float]]:
-    """ID and OOD acceptance at given thresholds (dar = OOD acceptance), in the given order.
+    """ID and OOD acceptance at given thresholds (dar = OOD acceptance), in the given order, by
+    the SQL macro rc_ood_acceptance (installed on `con`).
 
-    >>> dar_at_thresholds(np.array([0.2, 0.8]), np.zeros(2, bool), np.array([0.6, 0.1]),
+    >>> from riskcov.resources import resource_dir
+    >>> con = duckdb.connect()
+    >>> _ = con.execute((resource_dir("sql") / "rc_ood_acceptance.sql").read_text())
+    >>> dar_at_thresholds(con, np.array([0.2, 0.8]), np.zeros(2, bool), np.array([0.6, 0.1]),
     ...                   np.zeros(2, bool), [0.5])
     [{'threshold': 0.5, 'id_accept_rate': 0.5, 'ood_accept_rate': 0.5, 'dar': 0.5}]
     """
     _check("id", id_conf, id_abstained)
     _check("ood", ood_conf, ood_abstained)
-    rows = []
     for t in thresholds:
         if isinstance(t, bool) or not np.isfinite(t):
             raise UsageError(f"DAR threshold {t!r} must be a finite number")
-        ood_accept = accept_rate(ood_conf, ood_abstained, t)
-        rows.append(
-            {
-                "threshold": t,
-                "id_accept_rate": accept_rate(id_conf, id_abstained, t),
-                "ood_accept_rate": ood_accept,
-                "dar": ood_accept,
-            }
-        )
-    return rows
+    table = _pair_table(con, id_conf, id_abstained, ood_conf, ood_abstained)
+    temp_table(
+        con,
+        "_rc_ood_thresholds",
+        {
+            "position": np.arange(1, len(thresholds) + 1, dtype=np.int64),
+            "threshold": np.array(thresholds, dtype=np.float64),
+        },
+        "0 AS series, position, threshold",
+    )
+    try:
+        rows = con.execute(
+            "SELECT id_accept_rate, ood_accept_rate "
+            f"FROM rc_ood_acceptance('{table}', '_rc_ood_thresholds') ORDER BY position"
+        ).fetchall()
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute("DROP TABLE IF EXISTS _rc_ood_thresholds")
+    return [
+        {"threshold": t, "id_accept_rate": i, "ood_accept_rate": o, "dar": o}
+        for t, (i, o) in zip(thresholds, rows, strict=True)
+    ]
 
 
 def fpr_at_95_tpr(
@@ -157,7 +164,8 @@ def fpr_at_95_tpr(
 
     >>> from riskcov.resources import resource_dir
     >>> con = duckdb.connect()
-    >>> _ = con.execute((resource_dir("sql") / "rc_ood_at_id_coverage.sql").read_text())
+    >>> for name in ("rc_ood_acceptance", "rc_ood_at_id_coverage"):
+    ...     _ = con.execute((resource_dir("sql") / f"{name}.sql").read_text())
     >>> fpr_at_95_tpr(con, np.arange(21.0), np.zeros(21, bool), np.array([0.5, 3.0]), np.zeros(2, bool))
     0.5
     """

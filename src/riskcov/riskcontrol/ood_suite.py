@@ -88,7 +88,7 @@ def seed_results(
         args = (i.confidence, i.abstained, o.confidence, o.abstained)
         try:
             at_coverage = ood.ood_at_id_coverage(con, *args, opts.id_coverage)
-            dar = ood.dar_at_thresholds(*args, opts.thresholds)
+            dar = ood.dar_at_thresholds(con, *args, opts.thresholds)
             fpr = ood.fpr_at_95_tpr(con, *args)
             auroc = ood.auroc(con, *args)
         except InputError as exc:

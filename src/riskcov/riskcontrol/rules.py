@@ -7,8 +7,7 @@ first) and its confidence becomes the test threshold; `None` means accept nothin
 >>> con = duckdb.connect()
 >>> for name in ("rc_coverage_at_risks", "rc_coverage_at_risk"):
 ...     _ = con.execute((resource_dir("sql") / f"{name}.sql").read_text())
->>> pts = working_points(np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.0, 0.0, 1.0, 1.0]),
-...                      np.array([False, False, False, False]))
+>>> pts = Points(np.array([0.9, 0.8, 0.7, 0.6]), np.array([1, 2, 3, 4]), np.array([0.0, 0.0, 1.0, 2.0]), 4)
 >>> uncertified(con, pts, 0.35).threshold, crc(pts, 0.35).threshold
 (0.7, 0.8)
 >>> apply(0.7, np.array([0.95, 0.5]), np.array([1.0, 0.0]), np.array([False, False]))
@@ -125,26 +124,62 @@ def _check_samples(confidences: FloatArray, losses: FloatArray, abstained: BoolA
         )
 
 
-def working_points(confidences: FloatArray, losses: FloatArray, abstained: BoolArray) -> Points:
-    """docs/metrics.md's working points of per-sample arrays (abstained samples only count in N).
+Samples = tuple[FloatArray, FloatArray, BoolArray]  # confidences, losses, abstained
 
-    >>> working_points(np.array([0.5, 0.9, 0.5]), np.array([1.0, 0.0, 0.0]),
-    ...                np.array([False, False, True])).k_cum.tolist()
-    [1, 2]
-    """
-    _check_samples(confidences, losses, abstained)
-    keep = ~abstained
-    conf, loss = confidences[keep], losses[keep]
-    order = np.argsort(-conf, kind="stable")
-    conf, running = conf[order], np.cumsum(loss[order])
-    # a plateau ends where the next confidence differs: ties enter together
-    ends = np.flatnonzero(np.append(conf[1:] != conf[:-1], True)) if conf.size else np.array([], int)
-    return Points(
-        conf[ends].astype(np.float64),
-        (ends + 1).astype(np.int64),
-        running[ends].astype(np.float64),
-        len(confidences),
+
+def working_points(
+    con: duckdb.DuckDBPyConnection, confidences: FloatArray, losses: FloatArray, abstained: BoolArray
+) -> Points:
+    """docs/metrics.md's working points of per-sample arrays (abstained samples only count in
+    N): `working_points_of` for one experiment."""
+    return working_points_of(con, [(confidences, losses, abstained)])[0]
+
+
+def working_points_of(con: duckdb.DuckDBPyConnection, experiments: Sequence[Samples]) -> list[Points]:
+    """The working points of several sets of per-sample arrays in one query (an experiment's
+    cal split and its halves), by the SQL macro rc_points_point_estimate: the rc_* macros
+    `evaluate` reads its points from (installed on `con`), each set a series, each sample its
+    own participant. (A continuous loss's running sums are exact to far below a double's last
+    bit for any set of series, as evaluate's CSFs are summed together.)"""
+    for confidences, losses, abstained in experiments:
+        _check_samples(confidences, losses, abstained)
+    if not experiments:
+        return []
+    abstained = np.concatenate([a for _, _, a in experiments]).astype(bool)
+    temp_table(
+        con,
+        "_rc_cal_scored",
+        {
+            "series": np.repeat(np.arange(len(experiments)), [len(c) for c, _, _ in experiments]),
+            "participant_id": np.concatenate([np.arange(len(c), dtype=np.int64) for c, _, _ in experiments]),
+            "confidence": np.where(abstained, 0.0, np.concatenate([c for c, _, _ in experiments])),
+            "loss": np.where(abstained, 0.0, np.concatenate([x for _, x, _ in experiments])),
+            "abstained": abstained,
+        },
+        # one population per series: each experiment's samples are its own participants
+        "series, series AS population, participant_id, 0 AS item_index, "
+        "CASE WHEN abstained THEN NULL ELSE confidence END AS confidence, "
+        "CASE WHEN abstained THEN NULL ELSE loss END AS loss, 1.0::DOUBLE AS loss_scale",
     )
+    try:
+        got = con.execute(
+            "SELECT series, threshold, k_cum, l_cum FROM rc_points_point_estimate('_rc_cal_scored') "
+            "ORDER BY series, plateau"
+        ).fetchnumpy()
+    finally:
+        con.execute("DROP TABLE IF EXISTS _rc_cal_scored")
+    out = []
+    for i, (confidences, _, _) in enumerate(experiments):
+        mine = got["series"] == i
+        out.append(
+            Points(
+                got["threshold"][mine].astype(np.float64),
+                got["k_cum"][mine].astype(np.int64),
+                got["l_cum"][mine].astype(np.float64),
+                len(confidences),
+            )
+        )
+    return out
 
 
 def _choice(

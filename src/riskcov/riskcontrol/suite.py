@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import InputError, UsageError
+from riskcov.metrics.budgets import refuse_outside
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import fwer, multi_risk, rules
@@ -75,7 +76,7 @@ class Options(CertificateOptions):
                 raise UsageError(f"--risk {text}: give kind:level, e.g. selective:0.1") from None
             if kind not in multi_risk.RISKS:
                 raise UsageError(f"--risk {text}: the kind is one of {', '.join(multi_risk.RISKS)}")
-            check_level("risk level", value)
+            refuse_outside(f"--risk {kind} level", value, strict=True)
             out.append((kind, value))
         if len({k for k, _ in out}) != len(out):
             raise UsageError("--risk: each kind at most once")
@@ -129,15 +130,18 @@ def _loaded(con: duckdb.DuckDBPyConnection, e: ex.Experiment, csf: str, bound: s
     return data
 
 
-def _halves(cal: ex.Samples, opts: Options) -> tuple[rules.Points, rules.Points] | None:
-    """split-fixed-sequence's two halves of the cal samples (fwer.halves), as working points."""
+def _points(
+    con: duckdb.DuckDBPyConnection, cal: ex.Samples, opts: Options
+) -> tuple[rules.Points, tuple[rules.Points, rules.Points] | None]:
+    """The cal working points, and for split-fixed-sequence those of its two halves
+    (fwer.halves), in one query."""
+    whole = (cal.confidence, cal.loss, cal.abstained)
     if opts.procedure != "split-fixed-sequence":
-        return None
+        return rules.working_points_of(con, [whole])[0], None
     first = fwer.halves(len(cal.confidence), opts.split_seed)
-    return (
-        rules.working_points(cal.confidence[first], cal.loss[first], cal.abstained[first]),
-        rules.working_points(cal.confidence[~first], cal.loss[~first], cal.abstained[~first]),
-    )
+    halves = [(cal.confidence[h], cal.loss[h], cal.abstained[h]) for h in (first, ~first)]
+    points, one, two = rules.working_points_of(con, [whole, *halves])
+    return points, (one, two)
 
 
 def _choose(
@@ -172,8 +176,7 @@ def seed_rows(
     for (method, seed), (cal_e, test_e) in pairs(found, opts.cal_split, opts.test_split).items():
         cal, test = _loaded(con, cal_e, csf, opts.bound), _loaded(con, test_e, csf, opts.bound)
         try:
-            points = rules.working_points(cal.confidence, cal.loss, cal.abstained)
-            split = _halves(cal, opts)
+            points, split = _points(con, cal, opts)
         except InputError as exc:
             raise ex.named(cal_e, exc) from None
         for alpha in opts.alphas:

@@ -400,6 +400,30 @@ def trapezoid(xy: list[tuple[float, float]]) -> float:
     return sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in pairwise(xy))
 
 
+def plateau_points(scored: list[tuple[Any, Any]]) -> list[tuple[Any, Any, Any]]:
+    """docs/metrics.md's working points of (confidence or None when abstained, cost) units: at
+    each distinct confidence t, most confident first, every unit with confidence >= t accepted:
+    (coverage, selective risk, generalized risk); coverage is the double k / n, the risks follow
+    the costs' type."""
+    n = len(scored)
+    points = []
+    for t in sorted({conf for conf, _ in scored if conf is not None}, reverse=True):
+        acc = [cost for conf, cost in scored if conf is not None and conf >= t]
+        points.append((len(acc) / n, sum(acc) / len(acc), sum(acc) / n))
+    return points
+
+
+def plateau_areas(points: list[tuple[Any, Any, Any]]) -> tuple[Any, Any]:
+    """(AURC, AUGRC) of (coverage, selective risk, generalized risk) points by the plateau
+    trapezoid: the selective risk held back to coverage 0, the generalized risk 0 there; 0 for
+    no points. In the points' arithmetic (doubles, or exact Fractions)."""
+    if not points:
+        return 0, 0
+    sel = [(0, points[0][1]), *((cov, r) for cov, r, _ in points)]
+    gen = [(0, 0), *((cov, g) for cov, _, g in points)]
+    return trapezoid(sel), trapezoid(gen)
+
+
 def truncated_trapezoid(xy: list[tuple[float, float]], c: float) -> float:
     """Keep points with x <= c; if the last kept x < c, add the interpolated point at c."""
     kept = [p for p in xy if p[0] <= c]

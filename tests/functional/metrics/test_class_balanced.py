@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metrics_support import draws, evaluate_text
+from metrics_support import draws, evaluate_text, plateau_areas
 
 # (confidence or None when abstained, loss, label)
 Sample = tuple[float | None, float, str]
@@ -38,13 +38,8 @@ def oracle(samples: list[Sample]) -> tuple[Fraction, Fraction]:
             sel += sum(mine) / len(mine) if mine else 0
             gen += sum(mine, Fraction(0)) / size[k]
         points.append((Fraction(len(acc), n), sel / len(classes), gen / len(classes)))
-    aurc = augrc = Fraction(0)
-    prev = (Fraction(0), points[0][1] if points else 0, Fraction(0))
-    for c, sel, gen in points:
-        aurc += (c - prev[0]) * (sel + prev[1]) / 2
-        augrc += (c - prev[0]) * (gen + prev[2]) / 2
-        prev = (c, sel, gen)
-    return aurc, augrc
+    aurc, augrc = plateau_areas(points)
+    return Fraction(aurc), Fraction(augrc)
 
 
 def fd_shifts(conf: np.ndarray, residuals: np.ndarray, labels: np.ndarray) -> tuple[float, float]:

@@ -226,7 +226,8 @@ ERRORS = [
         "alpha-negative",
         ["--input", "{one}", "--alpha-grid", "0.1,-0.1"],
         2,
-        "--alpha-grid value -0.1 is not a finite number >= 0",
+        "--alpha-grid -0.1 is outside [0, 1], the selective risk's range for loss abs_norm/given "
+        "(--loss abs: [0, 3])",
     ),
     (
         "alpha-same-key",
@@ -342,7 +343,10 @@ def test_click_usage_errors_are_one_line(evaluate: Run, files: Files, args: list
 def test_non_finite_alpha_is_a_usage_error(evaluate: Run, files: Files, value: str) -> None:
     r = evaluate("--input", files.one, "--alpha-grid", value, *QUICK)
     assert (r.exit_code, r.stdout, r.crashed) == (2, "", False)
-    assert r.stderr == f"error: --alpha-grid value {value} is not a finite number >= 0\n"
+    assert r.stderr == (
+        f"error: --alpha-grid {value} is outside [0, 1], the selective risk's range for loss "
+        "abs_norm/given (--loss abs: [0, 3])\n"
+    )
     assert r.stderr.count("\n") == 1
     assert not files.out.exists()
 

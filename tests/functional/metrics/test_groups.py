@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from metrics_support import draws, ingest_text, json_of
+from metrics_support import draws, ingest_text, json_of, plateau_areas, plateau_points
 
 # (confidence or None when abstained, loss, label)
 Sample = tuple[float | None, float, str]
@@ -14,20 +14,10 @@ Sample = tuple[float | None, float, str]
 
 def areas(samples: list[Sample]) -> tuple[float, float, float] | None:
     """(Cmax, AURC, AUGRC) of plateau-trapezoid working points; None without samples."""
-    n = len(samples)
-    if not n:
+    if not samples:
         return None
-    points = []
-    for t in sorted({s[0] for s in samples if s[0] is not None}, reverse=True):
-        acc = [loss for conf, loss, _ in samples if conf is not None and conf >= t]
-        points.append((len(acc) / n, sum(acc) / len(acc), sum(acc) / n))
-    aurc = augrc = 0.0
-    prev = (0.0, points[0][1] if points else 0.0, 0.0)
-    for cov, sel, gen in points:
-        aurc += (cov - prev[0]) * (sel + prev[1]) / 2
-        augrc += (cov - prev[0]) * (gen + prev[2]) / 2
-        prev = (cov, sel, gen)
-    return (points[-1][0] if points else 0.0), aurc, augrc
+    points = plateau_points([(conf, loss) for conf, loss, _ in samples])
+    return (points[-1][0] if points else 0.0), *plateau_areas(points)
 
 
 def test_group_metrics_and_coverage_gaps_equal_the_oracle(tmp_path, run_cli):
@@ -103,3 +93,14 @@ def test_group_needs_a_known_column_and_one_per_sample_input(tmp_path, run_cli):
         r.exit_code == 2
         and "--group colour: choose a per-sample column, one of label, prediction" in r.stderr
     )
+
+
+def test_the_shared_plateau_oracle_by_hand():
+    """plateau_points/plateau_areas, the oracle of this module, SCOD's and class-balanced's: four
+    units, one abstained, a tie at 0.8; by hand AURC = 1/2 x (0 + 1/3) / 2 = 1/12, AUGRC = 1/16."""
+    from fractions import Fraction as F
+
+    points = plateau_points([(0.9, F(0)), (0.8, F(1)), (0.8, F(0)), (None, F(1))])
+    assert points == [(0.25, 0, 0), (0.75, F(1, 3), F(1, 4))]
+    assert plateau_areas(points) == pytest.approx((1 / 12, 1 / 16), rel=1e-15, abs=0)
+    assert plateau_areas([]) == (0, 0)

@@ -9,7 +9,7 @@ import json
 import duckdb
 import numpy as np
 import pytest
-from metrics_support import draws, ingest_text, json_of
+from metrics_support import draws, ingest_text, json_of, plateau_areas, plateau_points
 
 # (ood, confidence or None when abstained, loss)
 Sample = tuple[bool, float | None, float]
@@ -20,17 +20,8 @@ def scod(samples: list[Sample], c: float, alphas: list[float]) -> tuple[float, f
     for each distinct t, most confident first; an accepted ID sample costs (1 - c) x its loss,
     an accepted OOD sample c; selective risk constant back to coverage 0, generalized risk 0
     there; trapezoids; Coverage@Risk the largest point coverage with selective risk <= alpha."""
-    n = len(samples)
-    points = []
-    for t in sorted({s[1] for s in samples if s[1] is not None}, reverse=True):
-        acc = [c if ood else (1 - c) * loss for ood, conf, loss in samples if conf is not None and conf >= t]
-        points.append((len(acc) / n, sum(acc) / len(acc), sum(acc) / n))
-    aurc = augrc = 0.0
-    prev = (0.0, points[0][1] if points else 0.0, 0.0)
-    for cov, sel, gen in points:
-        aurc += (cov - prev[0]) * (sel + prev[1]) / 2
-        augrc += (cov - prev[0]) * (gen + prev[2]) / 2
-        prev = (cov, sel, gen)
+    points = plateau_points([(conf, c if ood else (1 - c) * loss) for ood, conf, loss in samples])
+    aurc, augrc = plateau_areas(points)
     car = [max((cov for cov, sel, _ in points if sel <= a), default=0.0) for a in alphas]
     return aurc, augrc, car
 
