@@ -45,6 +45,7 @@ class Layout:
     counts: tuple[int, ...]
     csfs: tuple[str, ...]  # column s{j} of `table` holds CSF csfs[j]
     numeric_clusters: bool
+    attributes: tuple[str, ...] = ()  # column a{j} of `table` holds attribute attributes[j]
 
 
 def drop(con: duckdb.DuckDBPyConnection, *names: str) -> None:
@@ -80,7 +81,12 @@ def experiments(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int, str, str
     return con.execute(f"SELECT {EXPERIMENT}, n, n_abstained FROM {EXPS} ORDER BY exp_no").fetchall()
 
 
-def rows_in_order(con: duckdb.DuckDBPyConnection, csfs: Sequence[str], numeric_clusters: bool) -> Layout:
+def rows_in_order(
+    con: duckdb.DuckDBPyConnection,
+    csfs: Sequence[str],
+    numeric_clusters: bool,
+    attributes: Sequence[str] = (),
+) -> Layout:
     """The layout of the staged rows: TYPED when its experiments are already consecutive
     blocks in sorted order (no copy), else ORDERED, TYPED sorted by (experiment, row)."""
     found = con.execute(f"SELECT n, first_row, last_row, by_rowid FROM {EXPS} ORDER BY exp_no").fetchall()
@@ -96,12 +102,14 @@ def rows_in_order(con: duckdb.DuckDBPyConnection, csfs: Sequence[str], numeric_c
         con.execute(f"""CREATE TEMP TABLE {ORDERED} AS SELECT t.*, e.exp_no FROM {TYPED} AS t
             JOIN {EXPS} AS e USING ({EXPERIMENT}) ORDER BY e.exp_no, t.row_number""")
         drop(con, TYPED)
-    return Layout(table, first_rowid(con, table), starts, counts, tuple(csfs), numeric_clusters)
+    return Layout(
+        table, first_rowid(con, table), starts, counts, tuple(csfs), numeric_clusters, tuple(attributes)
+    )
 
 
 def inspection_views(con: duckdb.DuckDBPyConnection, layout: Layout, cluster_order: str) -> None:
-    """TEMP VIEWs staged_samples and staged_scores over the layout (see `stage_samples`); they
-    are computed only when read, so the ingest itself never pays for their windows."""
+    """TEMP VIEWs staged_samples, staged_scores and staged_attributes over the layout (see
+    `stage_samples`); they are computed only when read, so the ingest itself never pays for their windows."""
     by = f"PARTITION BY {EXPERIMENT}"
     con.execute(f"""CREATE TEMP VIEW staged_samples AS SELECT {EXPERIMENT}, row_number,
             row_number() OVER ({by} ORDER BY row_number) - 1 AS sample_index, sample_id, cluster,
@@ -113,6 +121,12 @@ def inspection_views(con: duckdb.DuckDBPyConnection, layout: Layout, cluster_ord
         for j, csf in enumerate(layout.csfs)
     )
     con.execute(f"CREATE TEMP VIEW staged_scores AS {scores}")
+    attributes = " UNION ALL ".join(
+        f"SELECT {EXPERIMENT}, sample_id, {literal(name)} AS name, a{j} AS value FROM {layout.table}"
+        for j, name in enumerate(layout.attributes)
+    )
+    none = f"SELECT {EXPERIMENT}, sample_id, '' AS name, label AS value FROM {layout.table} WHERE false"
+    con.execute(f"CREATE TEMP VIEW staged_attributes AS {attributes or none}")
 
 
 @cache
@@ -149,6 +163,9 @@ def store(con: duckdb.DuckDBPyConnection, layout: Layout, experiment_ids: Sequen
                 for j, csf in enumerate(layout.csfs):
                     score = f"{eid}, rowid - {start}, {literal(csf)}, s{j}"
                     con.execute(f"INSERT INTO sample_scores SELECT {score} {block}")
+                for j, name in enumerate(layout.attributes):
+                    attribute = f"{eid}, rowid - {start}, {literal(name)}, a{j}"
+                    con.execute(f"INSERT INTO sample_attributes SELECT {attribute} {block}")
         else:  # t is ORDERED, with exp_no
             ids, starts = f"{list(experiment_ids)}", f"{[layout.base + s for s in layout.starts]}"
             key = f"{ids}[exp_no], rowid - {starts}[exp_no]"
@@ -159,6 +176,8 @@ def store(con: duckdb.DuckDBPyConnection, layout: Layout, experiment_ids: Sequen
                 FROM (SELECT exp_no, rowid - {starts}[exp_no] AS i, j, {scores}[j] AS confidence
                       FROM {t} CROSS JOIN range(1, {len(layout.csfs) + 1}) AS c(j))
                 ORDER BY exp_no, j, i""")
+            for j, name in enumerate(layout.attributes):
+                con.execute(f"INSERT INTO sample_attributes SELECT {key}, {literal(name)}, a{j} FROM {t}")
     finally:
         con.execute(f"SET disabled_compression_methods = {literal(before)}")
         if not kept_order:
