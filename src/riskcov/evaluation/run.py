@@ -107,7 +107,7 @@ def run(
     if inputs is None:
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
-    groups.check(opts.group, inputs, opts.estimator)
+    groups.check(con, opts.group, inputs, opts.estimator)
     loss = _loss(con, opts, inputs)
     if inputs[0].per_sample:
         columns = [_sample_csfs(con, i) for i in inputs]

@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 
 from riskcov import __version__
+from riskcov.report import group_tables
 from riskcov.report.keys import EXTRA_KEYS, SCALARS, grid_key, value_of
 from riskcov.warehouse.connection import resolve_path
 from riskcov.warehouse.duckdb_helpers import one, registered
@@ -240,3 +241,33 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
             curves[k] += c[k]
     if curves["point"]:
         _insert(con, "evaluation_curves", curves)
+    if art.get("groups"):
+        _save_groups(con, evaluation_id, art)
+
+
+def _save_groups(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]) -> None:
+    """The per-group rows (evaluation_group_metrics, docs/metrics-extended.md)."""
+    found = group_tables.rows(art["groups"])
+    alphas = {grid_key(float(a)): float(a) for a in art["options"]["alpha_grid"]}
+    bases, at = [], []
+    for r in found:
+        match = _PARAMETER.match(r[2])
+        bases.append(match.group(1) if match else r[2])
+        at.append(alphas.get(match.group(2), float(match.group(2))) if match else None)
+    columns = list(zip(*found, strict=True))
+    _insert(
+        con,
+        "evaluation_group_metrics",
+        {
+            "evaluation_id": [evaluation_id] * len(found),
+            "group_column": [art["groups"]["column"]] * len(found),
+            "csf": list(columns[0]),
+            "group_value": list(columns[1]),
+            "metric": list(columns[2]),
+            "metric_base": bases,
+            "at_value": at,
+            "value": list(columns[3]),
+            "ci_low": list(columns[4]),
+            "ci_high": list(columns[5]),
+        },
+    )

@@ -121,6 +121,13 @@ def blocks(art: dict[str, Any], artifact_path: str | None) -> list[str | Table]:
 
         header, rows = rank_tables.rows(art["rank_stability"])
         out.append(Table(rank_tables.title(art["rank_stability"]), [(h, True) for h in header], rows))
+    if art.get("groups"):  # evaluate --group (docs/metrics-extended.md)
+        from riskcov.report import group_tables
+
+        column = art["groups"]["column"]
+        found = group_tables.rows(art["groups"])
+        title, header, rows = group_tables.table(found, column, art["options"]["alpha_grid"])
+        out.append(Table(title, [(h, True) for h in header], rows))
     for name, same in groups.items():
         if same:
             out.append(f"{', '.join(same)}: the same numbers as {name} (shown once)")
