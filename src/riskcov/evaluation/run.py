@@ -277,7 +277,7 @@ def _point_only(
         alphas=opts.alpha_grid,
         estimator=opts.estimator,
     )
-    cost_curves.compute(con, series, res, opts.costs)
+    cost_curves.compute(con, series, res, opts.costs, replicate0_only=True)
     con.execute("DROP TABLE eval_points")
 
 
@@ -317,7 +317,7 @@ def _compute_all(
         )
         if with_balanced:  # over the chunk's working points, before they are dropped
             balanced.compute(cur, series, total)
-        if len(rep) and rep[0] == 0 and opts.estimator == "plateau-trapezoid":
+        if opts.estimator == "plateau-trapezoid":  # every replicate: CIs (docs/metrics-extended.md)
             cost_curves.compute(cur, series, total, opts.costs)
         with lock:
             if after_chunk:

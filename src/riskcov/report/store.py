@@ -164,7 +164,7 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
             if key in m:
                 add(key, m[key], ci.get(key))
         for key, best in m.get("effective_reliability", {}).items():
-            add(f"effective_reliability_{key}", best["value"])
+            add(f"effective_reliability_{key}", best["value"], ci.get("effective_reliability", {}).get(key))
             add(f"effective_reliability_threshold_{key}", best["threshold"])
         if "oracle_gap_area" in m:
             add("oracle_gap_area", m["oracle_gap_area"])

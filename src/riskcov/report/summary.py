@@ -58,7 +58,7 @@ def at_coverage(per_sample: bool) -> str:
 
 def _rows(m: dict[str, Any], per_sample: bool = False) -> list[tuple[str, str]]:
     """(label, cell) of one input's METRICS: the summary scalars, MAE@coverage (selective risk
-    of a per-sample run), Coverage@Risk."""
+    of a per-sample run), Coverage@Risk, the effective reliability per cost."""
     rows = [(key.label, _cell(m, key)) for key in SUMMARY]
     ci = _ci(m)
     for c, hit in m["mae_at_coverage"].items():
@@ -66,6 +66,8 @@ def _rows(m: dict[str, Any], per_sample: bool = False) -> list[tuple[str, str]]:
         rows.append((f"{at_coverage(per_sample)}{c}", _fmt(value, ci.get("mae_at_coverage", {}).get(c))))
     for a, car in m["coverage_at_risk"].items():
         rows.append((f"Coverage@Risk {a}", _fmt(car["coverage"], ci.get("coverage_at_risk", {}).get(a))))
+    for c, best in m.get("effective_reliability", {}).items():  # docs/metrics-extended.md
+        rows.append((f"Phi_c c={c}", _fmt(best["value"], ci.get("effective_reliability", {}).get(c))))
     return rows
 
 
