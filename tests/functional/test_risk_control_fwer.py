@@ -103,7 +103,8 @@ def test_split_fixed_sequence_end_to_end_stores_the_second_halfs_p_values(tmp_pa
     con = duckdb.connect(str(wh), read_only=True)
     try:
         stored = con.execute(
-            "SELECT procedure, threshold, p_value, rejected FROM risk_control_p_values ORDER BY candidate"
+            "SELECT procedure, threshold, p_value, rejected FROM risk_control_p_values "
+            "WHERE risk = 'combined' ORDER BY candidate"
         ).fetchall()
     finally:
         con.close()
@@ -181,3 +182,78 @@ def test_a_bad_risk_is_refused(tmp_path, run_cli):
         2,
         "error: --risk recall:0.1: the kind is one of selective, generalized, coverage_loss",
     )
+
+
+def test_each_risks_p_value_is_stored_beside_the_combined_one(tmp_path, run_cli):
+    """risk_control_p_values: per candidate a `combined` row (the p-value tested) and one row per
+    risk with its own p-value, level and n (the accepted count for a selective risk, all cal
+    samples for the others), each equal to the definition's Hoeffding p-value."""
+    cal = [(round(0.999 - 0.004 * i, 3), int(i % 8 == 7)) for i in range(200)]
+    doc = _risk_control(
+        run_cli,
+        tmp_path,
+        cal,
+        cal,
+        "--risk",
+        "selective:0.2",
+        "--risk",
+        "generalized:0.1",
+        "--risk",
+        "coverage_loss:0.6",
+        "--bound",
+        "hoeffding",
+        "--candidates",
+        "6",
+        "--fwer",
+        "bonferroni",
+    )
+    n = len(cal)
+    expected_rows = []
+    for row in doc["p_values"]:
+        accepted = [loss for c, loss in cal if c >= row["threshold"]]
+        k, loss = len(accepted), float(sum(accepted))
+        mine = [
+            ("selective", 0.2, k, _hoeffding(loss, k, 0.2)),
+            ("generalized", 0.1, n, _hoeffding(loss, n, 0.1)),
+            ("coverage_loss", 0.6, n, _hoeffding(float(n - k), n, 0.6)),
+        ]
+        got = [(r["risk"], r["level"], r["n"], r["p_value"]) for r in row["risks"]]
+        assert [g[:3] for g in got] == [m[:3] for m in mine]
+        assert [g[3] for g in got] == pytest.approx([m[3] for m in mine], rel=1e-12)
+        assert row["p_value"] == max(g[3] for g in got)
+        expected_rows.append((row["candidate"], "combined", None, None, row["p_value"], row["rejected"]))
+        expected_rows += [(row["candidate"], *g, row["rejected"]) for g in got]
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        stored = con.execute(
+            "SELECT candidate, risk, level, n_tested, p_value, rejected FROM risk_control_p_values "
+            "ORDER BY candidate, risk = 'combined' DESC, rowid"
+        ).fetchall()
+        # docs/risk-control.md's query: the violation rate per procedure (one procedure here)
+        rate = con.execute(VIOLATION_RATE).fetchall()
+    finally:
+        con.close()
+    assert stored == expected_rows
+    certified = [r for r in doc["rows"] if r["rule"] == "certified"]
+    assert rate == [
+        ("bonferroni", 0.2, len(certified), sum(r["violated"] for r in certified) / len(certified))
+    ]
+
+
+# the query of docs/risk-control.md (violation rate per procedure), as written there
+VIOLATION_RATE = """
+SELECT p.procedure, r.alpha, count(*) AS seeds,
+       avg(CASE WHEN r.violated THEN 1.0 ELSE 0.0 END) AS violation_rate
+FROM risk_control_results AS r
+JOIN (SELECT DISTINCT command_id, procedure FROM risk_control_p_values) AS p USING (command_id)
+WHERE r.rule = 'certified'
+GROUP BY p.procedure, r.alpha
+ORDER BY p.procedure, r.alpha;
+"""
+
+
+def test_the_docs_violation_rate_query_is_the_tested_one():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "risk-control.md").read_text()
+    assert VIOLATION_RATE.strip() in docs

@@ -207,7 +207,8 @@ def _tested(
     method: str, seed: int, alpha: float, points: rules.Points, choice: rules.Choice
 ) -> list[dict[str, Any]]:
     """The certified rule's candidates: threshold, cal coverage and accepted count, p-value and
-    whether the procedure rejected "risk > alpha" there."""
+    whether the procedure rejected "risk > alpha" there, and under `risks` each risk's own
+    p-value (with its level and the n it was tested with) that the p-value combines."""
     return [
         {
             "method": method,
@@ -219,9 +220,23 @@ def _tested(
             "accepted": int(points.k_cum[i]),
             "p_value": p,
             "rejected": ok,
+            "risks": [r._asdict() for r in per_risk],
         }
-        for n, (i, p, ok) in enumerate(zip(choice.candidates, choice.p_values, choice.rejected, strict=True))
+        for n, (i, p, ok, per_risk) in enumerate(
+            zip(choice.candidates, choice.p_values, choice.rejected, choice.risk_p_values, strict=True)
+        )
     ]
+
+
+def _p_value_rows(command_id: int, procedure: str, tested: list[dict[str, Any]]) -> list[list[Any]]:
+    """risk_control_p_values' rows: per candidate its combined row, then one per risk."""
+    out = []
+    for r in tested:
+        head = [command_id, procedure, *(r[c] for c in P_VALUE_COLUMNS if c not in ("p_value", "rejected"))]
+        out.append([*head, r["p_value"], r["rejected"], "combined", None, None])
+        for risk in r["risks"]:
+            out.append([*head, risk["p_value"], r["rejected"], risk["risk"], risk["level"], risk["n"]])
+    return out
 
 
 def summarise(
@@ -280,10 +295,11 @@ def risk_control_and_store(
             [[command_id, *(r[c] for c in RESULT_COLUMNS)] for r in doc["rows"]],
         )
         if doc["p_values"]:
+            columns = ["command_id", "procedure", *P_VALUE_COLUMNS, "risk", "level", "n_tested"]
             con.executemany(
-                f"INSERT INTO risk_control_p_values (command_id, procedure, {', '.join(P_VALUE_COLUMNS)}) "
-                f"VALUES (?, ?, {', '.join('?' for _ in P_VALUE_COLUMNS)})",
-                [[command_id, opts.procedure, *(r[c] for c in P_VALUE_COLUMNS)] for r in doc["p_values"]],
+                f"INSERT INTO risk_control_p_values ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' for _ in columns)})",
+                _p_value_rows(command_id, opts.procedure, doc["p_values"]),
             )
         full = {"command_id": command_id, **doc}
         tx.stored = f"risk-control command {command_id}"

@@ -26,3 +26,15 @@ COMMENT ON COLUMN evaluation_group_metrics.at_value IS 'The alpha of a coverage 
 COMMENT ON COLUMN evaluation_group_metrics.value IS 'The value.';
 COMMENT ON COLUMN evaluation_group_metrics.ci_low IS 'Lower end of its 95% bootstrap CI (NULL without one).';
 COMMENT ON COLUMN evaluation_group_metrics.ci_high IS 'Upper end of its 95% bootstrap CI.';
+
+-- risk-control with several risks (docs/risk-control.md): beside each candidate's combined
+-- p-value (the largest of its risks', the one the procedure tests; risk = 'combined'), one
+-- row per risk with that risk's own p-value, level and the n it was tested with, so that
+-- procedures and risks can be compared across seeds. Rows stored before this have risk
+-- 'combined'.
+ALTER TABLE risk_control_p_values ADD COLUMN risk VARCHAR DEFAULT 'combined';
+ALTER TABLE risk_control_p_values ADD COLUMN level DOUBLE;
+ALTER TABLE risk_control_p_values ADD COLUMN n_tested BIGINT;
+COMMENT ON COLUMN risk_control_p_values.risk IS 'combined (the p-value tested: the largest of the risks''), or one risk: selective, generalized or coverage_loss.';
+COMMENT ON COLUMN risk_control_p_values.level IS 'The risk''s level (its --risk level; alpha for the selective risk of --alpha); NULL on a combined row.';
+COMMENT ON COLUMN risk_control_p_values.n_tested IS 'The n the risk was tested with (the accepted count for a selective risk, else all cal samples); NULL on a combined row.';
