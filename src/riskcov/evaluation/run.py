@@ -200,11 +200,16 @@ def run(
             **({"engine": "spark"} if opts.engine == "spark" else {}),
         },
     }
-    if len(inputs) == 1 and b > 0 and len(variants) >= 2:  # docs/metrics-extended.md
-        rows = [next(s.index for s in kept if s.csf.name == name) for name in variants]
+    contestants = _contestants(kept, len(inputs))
+    if b > 0 and len(contestants) >= 2:  # docs/metrics-extended.md
+        rows = [s.index for s in contestants.values()]
         art["rank_stability"] = rank_stability(
-            list(variants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
+            list(contestants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
         )
+        if len(inputs) > 1:  # which input and CSF each contestant is
+            art["rank_stability"]["contestants"] = {
+                name: {"input": f"input_{s.input_no}", "csf": s.csf.name} for name, s in contestants.items()
+            }
     if opts.group is not None:  # last: it replaces eval_scored
         art["options"]["group"] = opts.group
         art["groups"] = groups.evaluate(
@@ -214,6 +219,16 @@ def run(
         art["calibrator"] = choice.calibration
         art["options"]["calibration"] = opts.calibration
     return Evaluation(art, skipped)
+
+
+def _contestants(kept: list[Series], n_inputs: int) -> dict[str, Series]:
+    """What rank stability ranks (docs/metrics-extended.md), by name: each CSF of a single
+    input; with paired inputs each (input, CSF) as `input_<k>:<csf>`, all over the same
+    paired replicates. Aliases (a CSF computed as another's series) count once per name."""
+    out: dict[str, Series] = {}
+    for s in kept:
+        out.setdefault(s.csf.name if n_inputs == 1 else f"input_{s.input_no}:{s.csf.name}", s)
+    return out
 
 
 def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:

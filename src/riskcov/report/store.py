@@ -175,9 +175,11 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
             add(f"mae_achieved_coverage_{key}", point and point["achieved"])
         for key, point in m.get("coverage_at_risk", {}).items():
             add(f"coverage_at_risk_{key}", point["coverage"], ci.get("coverage_at_risk", {}).get(key))
-    for csf, shares in art.get("rank_stability", {}).get("ranks", {}).items():
+    ranked = art.get("rank_stability", {})
+    for name, shares in ranked.get("ranks", {}).items():
+        who = ranked.get("contestants", {}).get(name, {"input": "input_0", "csf": name})
         for rank, share in enumerate(shares, start=1):
-            rows.append(("input_0", csf, f"rank_share_{rank}", share, None, None))
+            rows.append((who["input"], who["csf"], f"rank_share_{rank}", share, None, None))
     for csf, deltas in (art["comparison"]["deltas"] or {}).items():
         for metric, d in deltas.items():
             lo, hi = d["ci95"] if d["ci95"] else (None, None)
