@@ -72,7 +72,7 @@ def table(found: list[GroupRow], column: str, alphas: list[float]) -> tuple[str,
             cells += [_fmt(_get(by, (csf, group, f"group_coverage_{k}"))) for k in keys]
             out.append(cells)
         gaps = [_fmt(_get(by, (csf, None, f"coverage_gap_{k}"))) for k in keys]
-        out.append([csf, "gap", "", "", "", "", *gaps])
+        out.append([csf, "(gap)", "", "", "", "", *gaps])
     title = (
         f"per {column}, 95% CI over the same resamples; cov@thr a: each group's coverage at the "
         "CSF's Coverage@Risk(a) threshold, gap = largest - smallest"
