@@ -38,3 +38,25 @@ ALTER TABLE risk_control_p_values ADD COLUMN n_tested BIGINT;
 COMMENT ON COLUMN risk_control_p_values.risk IS 'combined (the p-value tested: the largest of the risks''), or one risk: selective, generalized or coverage_loss.';
 COMMENT ON COLUMN risk_control_p_values.level IS 'The risk''s level (its --risk level; alpha for the selective risk of --alpha); NULL on a combined row.';
 COMMENT ON COLUMN risk_control_p_values.n_tested IS 'The n the risk was tested with (the accepted count for a selective risk, else all cal samples); NULL on a combined row.';
+
+-- risk-control --group COLUMN (docs/risk-control.md): each group's test coverage at every
+-- rule's threshold (the gap between the groups: max - min per command, method, seed, rule, alpha).
+CREATE TABLE risk_control_group_coverage (
+    command_id INTEGER NOT NULL,
+    method VARCHAR NOT NULL,
+    seed BIGINT NOT NULL,
+    rule VARCHAR NOT NULL,
+    alpha DOUBLE NOT NULL,
+    group_column VARCHAR NOT NULL,
+    group_value VARCHAR NOT NULL,
+    coverage DOUBLE NOT NULL
+);
+COMMENT ON TABLE risk_control_group_coverage IS 'risk-control --group: each group''s test coverage at each rule''s threshold.';
+COMMENT ON COLUMN risk_control_group_coverage.command_id IS 'The risk-control run (command_runs).';
+COMMENT ON COLUMN risk_control_group_coverage.method IS 'The method.';
+COMMENT ON COLUMN risk_control_group_coverage.seed IS 'The seed.';
+COMMENT ON COLUMN risk_control_group_coverage.rule IS 'certified, uncertified or crc.';
+COMMENT ON COLUMN risk_control_group_coverage.alpha IS 'The risk level.';
+COMMENT ON COLUMN risk_control_group_coverage.group_column IS 'The per-sample column grouped by: label, prediction or an attribute.';
+COMMENT ON COLUMN risk_control_group_coverage.group_value IS 'The group.';
+COMMENT ON COLUMN risk_control_group_coverage.coverage IS 'The group''s accepted share of its test samples at the rule''s threshold (abstentions in the denominator).';

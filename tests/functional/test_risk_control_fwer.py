@@ -253,3 +253,63 @@ def _docs_queries() -> list[str]:
     """The SQL blocks of docs/metrics-extended.md that read risk_control_p_values."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "metrics-extended.md").read_text()
     return [b for b in re.findall(r"```sql\n(.*?)```", text, re.S) if "risk_control_p_values" in b]
+
+
+def test_group_coverage_at_every_rules_threshold_is_exact_and_stored(tmp_path, run_cli):
+    """risk-control --group site: each rule's threshold (the certified one included) splits the
+    test samples of each group; the coverage is the group's accepted count over its size, the
+    gap the largest minus the smallest, stored in risk_control_group_coverage."""
+    rng = np.random.RandomState(12)
+    test: dict[int, list[tuple[float, str]]] = {}
+    lines = ["method,seed,split,domain,sample_id,confidence,loss,site"]
+    for seed in (1, 2):
+        for split in ("cal", "test"):
+            for i in range(1000):
+                conf = float(rng.randint(0, 40)) / 40
+                loss, site = int(rng.rand() < 0.3 * (1 - conf)), "nse"[rng.randint(0, 3)]
+                lines.append(f"m,{seed},{split},id,{i},{conf},{loss},{site}")
+                if split == "test":
+                    test.setdefault(seed, []).append((conf, site))
+    src = tmp_path / "g.csv"
+    src.write_text("\n".join(lines) + "\n")
+    flags = [
+        "--alpha",
+        "0.2,0.3",
+        "--bound",
+        "hoeffding",
+        "--candidates",
+        "5",
+        "--group",
+        "site",
+        "--no-publish",
+    ]
+    r = run_cli(["risk-control", "--input", src, "--warehouse", tmp_path / "w.duckdb", *flags, "--json"])
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    doc = json.loads(r.stdout)
+    assert any(row["rule"] == "certified" and row["threshold"] is not None for row in doc["rows"])
+    expected_rows = []
+    for row in doc["rows"]:
+        t, mine = row["threshold"], test[row["seed"]]
+        cov = {
+            g: sum(1 for c, s in mine if s == g and t is not None and c >= t)
+            / sum(1 for _, s in mine if s == g)
+            for g in "ens"
+        }
+        assert row["group_coverage"] == cov  # exact: the same two counts divided
+        assert row["coverage_gap"] == max(cov.values()) - min(cov.values())
+        expected_rows += [(row["seed"], row["rule"], row["alpha"], g, cov[g]) for g in "ens"]
+    gaps = {(g["alpha"], g["rule"]): g for g in doc["group_gaps"]}
+    for (alpha, rule), g in gaps.items():
+        mine = [row["coverage_gap"] for row in doc["rows"] if (row["alpha"], row["rule"]) == (alpha, rule)]
+        assert (g["max_gap"], g["mean_gap"]) == (max(mine), pytest.approx(sum(mine) / len(mine), rel=1e-15))
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        stored = con.execute(
+            "SELECT seed, rule, alpha, group_value, coverage FROM risk_control_group_coverage "
+            "WHERE group_column = 'site' ORDER BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    assert stored == sorted(expected_rows)
+    r = run_cli(["risk-control", "--input", src, "--warehouse", tmp_path / "w.duckdb", "--group", "region"])
+    assert r.exit_code == 2 and "--group region: not a column of" in r.stderr

@@ -31,25 +31,29 @@ def check(con: duckdb.DuckDBPyConnection, column: str | None, inputs: list[Input
         raise UsageError("--group applies to one per-sample input")
     if estimator != "plateau-trapezoid":
         raise UsageError("--group is computed for --estimator plateau-trapezoid")
+    check_column(con, column, inputs[0].experiment_id, inputs[0].label)
+
+
+def check_column(con: duckdb.DuckDBPyConnection, column: str, experiment_id: int, label: str) -> None:
+    """UsageError unless `column` is label, prediction or an attribute of the experiment."""
     if column in GROUP_COLUMNS:
         return
     names = [
         str(r[0])
         for r in con.execute(
             "SELECT DISTINCT name FROM sample_attributes WHERE experiment_id = ? ORDER BY name",
-            [inputs[0].experiment_id],
+            [experiment_id],
         ).fetchall()
     ]
     if column not in names:
         raise UsageError(
-            f"--group {column}: not a column of {inputs[0].label}; choose one of "
-            + ", ".join([*GROUP_COLUMNS, *names])
+            f"--group {column}: not a column of {label}; choose one of " + ", ".join([*GROUP_COLUMNS, *names])
         )
 
 
-def _grouped(con: duckdb.DuckDBPyConnection, column: str, inp: Input) -> None:
-    """TEMP TABLE eval_grouped: eval_scored with each unit's group `grp` (InputError naming the
-    first sample, in file order, without a value)."""
+def group_values(con: duckdb.DuckDBPyConnection, column: str, experiment_id: int, label: str) -> None:
+    """TEMP TABLE eval_group_values (sample_index, sample_id, grp): each sample's value of the
+    per-sample column (InputError naming the first sample, in file order, without one)."""
     if column in GROUP_COLUMNS:
         values = f"SELECT sample_index, sample_id, {column} AS grp FROM samples WHERE experiment_id = $e"
     else:  # an attribute: every sample has its row (NULL for an empty cell)
@@ -58,13 +62,18 @@ def _grouped(con: duckdb.DuckDBPyConnection, column: str, inp: Input) -> None:
             "JOIN sample_attributes AS a ON a.experiment_id = u.experiment_id "
             "AND a.sample_index = u.sample_index AND a.name = $name WHERE u.experiment_id = $e"
         )
-    params = {"e": inp.experiment_id, **({} if column in GROUP_COLUMNS else {"name": column})}
+    params = {"e": experiment_id, **({} if column in GROUP_COLUMNS else {"name": column})}
     con.execute(f"CREATE OR REPLACE TEMP TABLE eval_group_values AS {values}", params)
     missing = one(
         con.execute("SELECT sample_id FROM eval_group_values WHERE grp IS NULL ORDER BY sample_index LIMIT 1")
     )
     if missing:
-        raise InputError(f"--group {column}: sample {missing[0]} of {inp.label} has no {column}")
+        raise InputError(f"--group {column}: sample {missing[0]} of {label} has no {column}")
+
+
+def _grouped(con: duckdb.DuckDBPyConnection, column: str, inp: Input) -> None:
+    """TEMP TABLE eval_grouped: eval_scored with each unit's group `grp` (group_values)."""
+    group_values(con, column, inp.experiment_id, inp.label)
     con.execute(
         """CREATE OR REPLACE TEMP TABLE eval_grouped AS SELECT s.*, u.grp
         FROM eval_scored AS s JOIN eval_group_values AS u ON u.sample_index = s.item_index"""

@@ -11,9 +11,10 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import InputError, UsageError
+from riskcov.evaluation.groups import check_column
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import fwer, multi_risk, rules
+from riskcov.riskcontrol import fwer, group_coverage, multi_risk, rules
 from riskcov.riskcontrol.bounds import check_level, check_losses
 from riskcov.riskcontrol.command_options import CertificateOptions
 from riskcov.riskcontrol.store import record_command
@@ -60,6 +61,7 @@ class Options(CertificateOptions):
     violation_margin: float | None = None
     split_seed: int = 0  # split-fixed-sequence: which cal samples order the candidates
     risks: list[str] = field(default_factory=list)  # --risk kind:level, controlled together
+    group: str | None = None  # --group COLUMN: test coverage per group (riskcontrol/group_coverage.py)
 
     def extra_risks(self) -> tuple[tuple[str, float], ...]:
         """The --risk entries other than selective ones (those set --alpha), as (kind, level)."""
@@ -93,6 +95,8 @@ class Options(CertificateOptions):
         for a in self.alphas:
             check_level("alpha", a)
         self.check_certificate()
+        if self.group == "":
+            raise UsageError("--group needs a column name")
         if self.violation_margin is not None and not self.violation_margin >= 0:
             raise UsageError(f"--violation-margin must be >= 0, got {self.violation_margin!r}")
 
@@ -269,6 +273,13 @@ def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any
     csf = ex.choose_csf(con, chosen, opts.confidence)
     tested: list[dict[str, Any]] = []
     rows, summary = summarise(seed_rows(con, found, csf, opts, tested=tested), opts.violation_margin)
+    extra: dict[str, Any] = {}
+    if opts.group is not None:
+        for e in chosen:  # the groups are measured on the test split
+            if e.key.split == opts.test_split:
+                check_column(con, opts.group, e.experiment_id, e.describe())
+        group_coverage.add(con, rows, csf, opts.group)
+        extra["group_gaps"] = group_coverage.summary(rows)
     return {
         "command": "risk-control",
         "inputs": sorted({e.run_id for e in chosen}),
@@ -277,6 +288,7 @@ def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any
         "rows": rows,
         "summary": summary,
         "p_values": tested,
+        **extra,
     }
 
 
@@ -300,6 +312,11 @@ def risk_control_and_store(
                 f"INSERT INTO risk_control_p_values ({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' for _ in columns)})",
                 _p_value_rows(command_id, opts.procedure, doc["p_values"]),
+            )
+        if opts.group is not None:
+            con.executemany(
+                "INSERT INTO risk_control_group_coverage VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                group_coverage.stored_rows(command_id, opts.group, doc["rows"]),
             )
         full = {"command_id": command_id, **doc}
         tx.stored = f"risk-control command {command_id}"
