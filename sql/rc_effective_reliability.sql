@@ -3,8 +3,9 @@
 -- wrong), an abstained or rejected one 0, averaged over the N units: at a working point
 -- Phi_c = (k_cum - (1 + c) * L) / N with L the accepted loss in loss units. Per cost the best
 -- threshold: the working point of the largest Phi_c, ties to the fewer accepted units (the
--- lower plateau), or accepting nothing (Phi_c = 0, threshold NULL, coverage 0) when no point
--- is above 0. Points are compared by N * loss_scale * Phi_c = k_cum * loss_scale - (1 + c) *
+-- lower plateau; one arg_max per block and cost, no window over the points: it runs on every
+-- bootstrap replicate), or accepting nothing (Phi_c = 0, threshold NULL, coverage 0) when no
+-- point is above 0. Points are compared by N * loss_scale * Phi_c = k_cum * loss_scale - (1 + c) *
 -- l_cum (raw loss), exact for integer losses and costs such as 0.5, 1, 2, 4, so equal values
 -- tie exactly rather than by the last bit of a ratio.
 -- `points` names working points (rc_points' columns plateau, threshold, k_cum, l_cum,
@@ -24,15 +25,16 @@ scaled AS (
     JOIN query_table(totals) AS t USING (series, replicate)
     CROSS JOIN cost_list AS c
 ),
-ranked AS (
-    SELECT series, replicate, cost, threshold, coverage, gain / scale AS phi,
-           row_number() OVER (PARTITION BY series, replicate, cost ORDER BY gain DESC, plateau) AS rank
+best AS (  -- per block and cost the point of the largest gain, ties to the lower plateau
+    SELECT series, replicate, cost,
+           arg_max({'phi': gain / scale, 'threshold': threshold, 'coverage': coverage}, (gain, -plateau)) AS b
     FROM scaled
+    GROUP BY series, replicate, cost
 )
-SELECT b.series, b.replicate, c.cost,
-       CASE WHEN r.phi > 0 THEN r.phi ELSE 0.0 END AS phi,
-       CASE WHEN r.phi > 0 THEN r.threshold END AS threshold,
-       CASE WHEN r.phi > 0 THEN r.coverage ELSE 0.0 END AS coverage
-FROM blocks AS b
+SELECT k.series, k.replicate, c.cost,
+       CASE WHEN r.b.phi > 0 THEN r.b.phi ELSE 0.0 END AS phi,
+       CASE WHEN r.b.phi > 0 THEN r.b.threshold END AS threshold,
+       CASE WHEN r.b.phi > 0 THEN r.b.coverage ELSE 0.0 END AS coverage
+FROM blocks AS k
 CROSS JOIN cost_list AS c
-LEFT JOIN ranked AS r ON r.series = b.series AND r.replicate = b.replicate AND r.cost = c.cost AND r.rank = 1;
+LEFT JOIN best AS r ON r.series = k.series AND r.replicate = k.replicate AND r.cost = c.cost;

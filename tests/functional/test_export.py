@@ -95,9 +95,10 @@ def test_unknown_table_is_refused_with_the_valid_names(example_warehouse, run_cl
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         "error: unknown table nope; valid tables: calibrators, command_runs, evaluation_curves, "
-        "evaluation_metrics, evaluations, experiments, item_signals, items, metrics, ood_results, "
-        "participants, rc_points, risk_control_p_values, risk_control_results, runs, sample_scores, "
-        "samples, scod_results, user_csfs\n"
+        "evaluation_group_metrics, evaluation_metrics, evaluations, experiments, item_signals, items, "
+        "metrics, ood_results, participants, rc_points, risk_control_group_coverage, "
+        "risk_control_p_values, risk_control_results, runs, sample_attributes, sample_scores, samples, "
+        "scod_results, user_csfs\n"
     )
     assert not out.exists()
 

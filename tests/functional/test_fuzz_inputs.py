@@ -135,7 +135,7 @@ RUN_JSON: list[Kind] = [
 PER_SAMPLE: list[Kind] = [
     ("csv-empty", 1, _ingest("t.csv", "")),
     ("csv-header-only", 1, _ingest("t.csv", CSV_HEAD)),
-    ("csv-unknown-column", 1, _ingest("t.csv", "sample_id,confidence,correct,typo\n1,0.5,1,x\n")),
+    ("csv-misspelt-column", 1, _ingest("t.csv", "sample_id,confidence,corect\n1,0.5,1\n")),
     ("csv-no-sample-id", 1, _ingest("t.csv", "confidence,correct\n0.5,1\n")),
     ("csv-confidence-text", 1, _ingest("t.csv", CSV_HEAD + "1,high,1\n")),
     ("csv-confidence-nan", 1, _ingest("t.csv", CSV_HEAD + "1,nan,1\n")),

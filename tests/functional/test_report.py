@@ -95,8 +95,9 @@ def test_tables_hold_the_artifacts_numbers(paired_evaluation, tmp_path, run_cli)
     expected = metric_rows(art)
     # per input: 13 scalars (3 of them docs/metrics.md), 3 interpretation, 9 MAE@coverage
     # + 9 achieved coverages, 6 Coverage@Risk, 5 effective reliabilities with their 5
-    # thresholds and the oracle-gap area; per CSF 14 deltas (5 scalars, 9 MAE@coverage)
-    assert len(expected) == 2 * 2 * 51 + 2 * 14
+    # thresholds and the oracle-gap area; per CSF 14 deltas (5 scalars, 9 MAE@coverage); the
+    # rank shares of the 4 contestants (input x CSF, docs/metrics-extended.md) at 4 ranks
+    assert len(expected) == 2 * 2 * 51 + 2 * 14 + 4 * 4
     assert by_key(page.rows) == by_key(expected)
     assert page.population == {k: str(v) for k, v in art["population"].items()}
     assert page.population["participants_included"] == "37"
@@ -138,6 +139,11 @@ def test_user_strings_are_escaped(paired_evaluation, tmp_path, run_cli):
     art["inputs"][0]["mode"] = evil
     art["confidence_variants"][evil] = art["confidence_variants"].pop("llm")
     art["comparison"]["deltas"][evil] = art["comparison"]["deltas"].pop("llm")
+    ranked = art["rank_stability"]  # its contestants input_<k>:llm
+    for k in (0, 1):
+        ranked["ranks"][f"input_{k}:{evil}"] = ranked["ranks"].pop(f"input_{k}:llm")
+        ranked["contestants"][f"input_{k}:{evil}"] = {"input": f"input_{k}", "csf": evil}
+        del ranked["contestants"][f"input_{k}:llm"]
     src, out = tmp_path / "evil.json", tmp_path / "evil.html"
     src.write_text(json.dumps(art))
     assert run_cli(["report", "--artifact", src, "--output", out]).exit_code == 0
@@ -155,7 +161,7 @@ def test_page_is_self_contained(paired_evaluation, tmp_path, run_cli):
     html = out.read_text(encoding="utf-8")
     for fetches in ("<script", "<link", "src=", "href=", "url(", "@import", "<img", "<iframe"):
         assert fetches not in html
-    assert html.count("<svg") == 2 and html.count("<style>") == 1
+    assert html.count("<svg") == 3 and html.count("<style>") == 1  # two curve panels, the ranks
 
 
 @pytest.mark.parametrize(
@@ -218,7 +224,7 @@ def test_chromium_renders_the_page(paired_evaluation, tmp_path, run_cli):
     assert not [line for line in dom.stderr.splitlines() if ":CONSOLE" in line]
     assert dom.stdout.count('<table class="metrics"') == 2
     assert dom.stdout.count('<table class="deltas"') == 1
-    assert dom.stdout.count("<svg") == 2 and dom.stdout.count('<polyline class="curve"') == 4
+    assert dom.stdout.count("<svg") == 3 and dom.stdout.count('<polyline class="curve"') == 4
     aurc = art["confidence_variants"]["llm"]["input_0"]["aurc_full"]
     assert f'data-value="{aurc!r}"' in dom.stdout
     # a screenshot of the page has the window's size and is not blank: it compresses far worse

@@ -140,6 +140,7 @@ def test_risk_control_stores_the_json_rows(run, warehouse_path, run_cli, sql, tm
         "confidence": None,
         "split_seed": 0,
         "risks": [],
+        "group": None,
     }
 
 

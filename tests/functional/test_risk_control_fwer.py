@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from fractions import Fraction
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -103,7 +105,8 @@ def test_split_fixed_sequence_end_to_end_stores_the_second_halfs_p_values(tmp_pa
     con = duckdb.connect(str(wh), read_only=True)
     try:
         stored = con.execute(
-            "SELECT procedure, threshold, p_value, rejected FROM risk_control_p_values ORDER BY candidate"
+            "SELECT procedure, threshold, p_value, rejected FROM risk_control_p_values "
+            "WHERE risk = 'combined' ORDER BY candidate"
         ).fetchall()
     finally:
         con.close()
@@ -181,3 +184,132 @@ def test_a_bad_risk_is_refused(tmp_path, run_cli):
         2,
         "error: --risk recall:0.1: the kind is one of selective, generalized, coverage_loss",
     )
+
+
+def test_each_risks_p_value_is_stored_beside_the_combined_one(tmp_path, run_cli):
+    """risk_control_p_values: per candidate a `combined` row (the p-value tested) and one row per
+    risk with its own p-value, level and n (the accepted count for a selective risk, all cal
+    samples for the others), each equal to the definition's Hoeffding p-value."""
+    cal = [(round(0.999 - 0.004 * i, 3), int(i % 8 == 7)) for i in range(200)]
+    doc = _risk_control(
+        run_cli,
+        tmp_path,
+        cal,
+        cal,
+        "--risk",
+        "selective:0.3",
+        "--risk",
+        "generalized:0.3",
+        "--risk",
+        "coverage_loss:0.8",
+        "--bound",
+        "hoeffding",
+        "--candidates",
+        "6",
+        "--fwer",
+        "bonferroni",
+    )
+    n = len(cal)
+    expected_rows = []
+    for row in doc["p_values"]:
+        accepted = [loss for c, loss in cal if c >= row["threshold"]]
+        k, loss = len(accepted), float(sum(accepted))
+        mine = [
+            ("selective", 0.3, k, _hoeffding(loss, k, 0.3)),
+            ("generalized", 0.3, n, _hoeffding(loss, n, 0.3)),
+            ("coverage_loss", 0.8, n, _hoeffding(float(n - k), n, 0.8)),
+        ]
+        got = [(r["risk"], r["level"], r["n"], r["p_value"]) for r in row["risks"]]
+        assert [g[:3] for g in got] == [m[:3] for m in mine]
+        assert [g[3] for g in got] == pytest.approx([m[3] for m in mine], rel=1e-12)
+        assert row["p_value"] == max(g[3] for g in got)
+        expected_rows.append((row["candidate"], "combined", None, None, row["p_value"], row["rejected"]))
+        expected_rows += [(row["candidate"], *g, row["rejected"]) for g in got]
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        stored = con.execute(
+            "SELECT candidate, risk, level, n_tested, p_value, rejected FROM risk_control_p_values "
+            "ORDER BY candidate, risk = 'combined' DESC, rowid"
+        ).fetchall()
+        # docs/metrics-extended.md's queries: the violation rate per procedure, the binding risk
+        rate, binding = (con.execute(q).fetchall() for q in _docs_queries())
+    finally:
+        con.close()
+    assert stored == expected_rows
+    certified = [r for r in doc["rows"] if r["rule"] == "certified"]
+    assert any(r["threshold"] is not None for r in certified)  # something was certified
+    violated = sum(r["violated"] for r in certified) / len(certified)
+    coverage = sum(r["coverage"] for r in certified) / len(certified)
+    assert rate == [("bonferroni", "m", 0.3, violated, coverage)]
+    assert [(r[4], r[6]) for r in binding] == [  # every risk at the largest p (ties: all of them)
+        (row["candidate"], x["risk"])
+        for row in doc["p_values"]
+        for x in sorted(row["risks"], key=lambda x: x["risk"])
+        if x["p_value"] == row["p_value"]
+    ]
+
+
+def _docs_queries() -> list[str]:
+    """The SQL blocks of docs/metrics-extended.md that read risk_control_p_values."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "metrics-extended.md").read_text()
+    return [b for b in re.findall(r"```sql\n(.*?)```", text, re.S) if "risk_control_p_values" in b]
+
+
+def test_group_coverage_at_every_rules_threshold_is_exact_and_stored(tmp_path, run_cli):
+    """risk-control --group site: each rule's threshold (the certified one included) splits the
+    test samples of each group; the coverage is the group's accepted count over its size, the
+    gap the largest minus the smallest, stored in risk_control_group_coverage."""
+    rng = np.random.RandomState(12)
+    test: dict[int, list[tuple[float, str]]] = {}
+    lines = ["method,seed,split,domain,sample_id,confidence,loss,site"]
+    for seed in (1, 2):
+        for split in ("cal", "test"):
+            for i in range(1000):
+                conf = float(rng.randint(0, 40)) / 40
+                loss, site = int(rng.rand() < 0.3 * (1 - conf)), "nse"[rng.randint(0, 3)]
+                lines.append(f"m,{seed},{split},id,{i},{conf},{loss},{site}")
+                if split == "test":
+                    test.setdefault(seed, []).append((conf, site))
+    src = tmp_path / "g.csv"
+    src.write_text("\n".join(lines) + "\n")
+    flags = [
+        "--alpha",
+        "0.2,0.3",
+        "--bound",
+        "hoeffding",
+        "--candidates",
+        "5",
+        "--group",
+        "site",
+        "--no-publish",
+    ]
+    r = run_cli(["risk-control", "--input", src, "--warehouse", tmp_path / "w.duckdb", *flags, "--json"])
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    doc = json.loads(r.stdout)
+    assert any(row["rule"] == "certified" and row["threshold"] is not None for row in doc["rows"])
+    expected_rows = []
+    for row in doc["rows"]:
+        t, mine = row["threshold"], test[row["seed"]]
+        cov = {
+            g: sum(1 for c, s in mine if s == g and t is not None and c >= t)
+            / sum(1 for _, s in mine if s == g)
+            for g in "ens"
+        }
+        assert row["group_coverage"] == cov  # exact: the same two counts divided
+        assert row["coverage_gap"] == max(cov.values()) - min(cov.values())
+        expected_rows += [(row["seed"], row["rule"], row["alpha"], g, cov[g]) for g in "ens"]
+    gaps = {(g["alpha"], g["rule"]): g for g in doc["group_gaps"]}
+    for (alpha, rule), g in gaps.items():
+        mine = [row["coverage_gap"] for row in doc["rows"] if (row["alpha"], row["rule"]) == (alpha, rule)]
+        assert (g["max_gap"], g["mean_gap"]) == (max(mine), pytest.approx(sum(mine) / len(mine), rel=1e-15))
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        stored = con.execute(
+            "SELECT seed, rule, alpha, group_value, coverage FROM risk_control_group_coverage "
+            "WHERE group_column = 'site' ORDER BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    assert stored == sorted(expected_rows)
+    r = run_cli(["risk-control", "--input", src, "--warehouse", tmp_path / "w.duckdb", "--group", "region"])
+    assert r.exit_code == 2 and "--group region: not a column of" in r.stderr

@@ -180,6 +180,39 @@ def test_json_booleans_numbers_and_numeric_strings(tmp_path: Path) -> None:
     assert (staged.csfs, staged.has_prob, staged.has_abstained) == (("msp",), True, True)
 
 
+def test_other_columns_are_attributes_kept_as_text(tmp_path: Path) -> None:
+    text = "sample_id,site,confidence,correct,age\n1,a,0.9,1,3\n2,b,0.8,0,\n3,a,0.7,1,5.5\n"
+    con, staged = stage(tmp_path, text, "att.csv")
+    assert staged.attributes == ("site", "age")
+    assert con.sql("SELECT sample_id, name, value FROM staged_attributes ORDER BY 2, 1").fetchall() == [
+        ("1", "age", "3"),
+        ("2", "age", None),
+        ("3", "age", "5.5"),
+        ("1", "site", "a"),
+        ("2", "site", "b"),
+        ("3", "site", "a"),
+    ]
+    # typed JSON values: numbers and booleans as text, strings as they are
+    text = (
+        '{"sample_id": 1, "confidence": 0.5, "correct": 1, "n": 2, "ok": true, "k": "x"}\n'
+        '{"sample_id": 2, "confidence": 0.5, "correct": 1, "n": 2.5, "ok": false, "k": 7}\n'
+    )
+    con, staged = stage(tmp_path, text, "att.jsonl")
+    assert staged.attributes == ("n", "ok", "k")
+    got = con.sql("SELECT sample_id, name, value FROM staged_attributes ORDER BY 2, 1").fetchall()
+    assert got == [
+        ("1", "k", "x"),
+        ("2", "k", "7"),
+        ("1", "n", "2.0"),
+        ("2", "n", "2.5"),
+        ("1", "ok", "true"),
+        ("2", "ok", "false"),
+    ]
+    con, staged = stage(tmp_path, H + "1,0.5,1\n", "none.csv")
+    assert staged.attributes == ()
+    assert con.execute("SELECT count(*) FROM staged_attributes").fetchall() == [(0,)]
+
+
 H = "sample_id,confidence,correct\n"
 EXP = "experiment (method x, seed 0, split test, domain id)"
 KNOWN = (
@@ -275,9 +308,26 @@ KNOWN = (
         (
             "x.csv",
             "sample_id,confidnce,correct\n1,0.5,1\n",
-            f"column confidnce: unknown column; known: {KNOWN}",
+            f"column confidnce: unknown column, close to confidence; rename it if it is an attribute "
+            f"(known: {KNOWN})",
         ),
-        ("x.csv", "id,confidence,correct\n1,0.5,1\n", f"column id: unknown column; known: {KNOWN}"),
+        (
+            "x.csv",
+            "sample_id,confidence,correct,Label\n1,0.5,1,a\n",
+            f"column Label: unknown column, close to label; rename it if it is an attribute (known: {KNOWN})",
+        ),
+        ("x.csv", "id,confidence,correct\n1,0.5,1\n", "no sample_id column"),
+        (
+            "x.jsonl",
+            '{"sample_id": 1, "confidence": 0.5, "correct": 1, "site": "a"}\n'
+            '{"sample_id": 2, "confidence": 0.5, "correct": 1, "site": ["a"]}\n',
+            "row 2, column site: value is a JSON object or list; a cell holds one value",
+        ),
+        (
+            "x.jsonl",
+            '{"sample_id": 1, "confidence": 0.5, "correct": 1, "label": {"k": 1}, "prediction": "a"}\n',
+            "row 1, column label: value is a JSON object or list; a cell holds one value",
+        ),
         ("x.csv", "confidence,correct\n0.5,1\n", "no sample_id column"),
         ("x.csv", "sample_id,correct\n1,1\n", "no score column: give confidence or confidence_<name>"),
         (

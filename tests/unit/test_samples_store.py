@@ -15,10 +15,20 @@ from riskcov.formats.per_sample import store_rows as samples_store
 from riskcov.formats.per_sample.read import SampleDefaults, stage_samples
 from riskcov.warehouse.migrations import migrate
 
-HEADER = ("sample_id", "seed", "domain", "cluster", "abstained", "confidence_b", "confidence_a", "loss")
+HEADER = (
+    "sample_id",
+    "seed",
+    "domain",
+    "cluster",
+    "abstained",
+    "confidence_b",
+    "confidence_a",
+    "loss",
+    "site",
+)
 
 
-def _rows(n: int) -> list[tuple[str, int, str, int, bool, float, float, float]]:
+def _rows(n: int) -> list[tuple[str, int, str, int, bool, float, float, float, str]]:
     # text ids, three seeds x two domains interleaved, integer clusters, every 7th abstained
     return [
         (
@@ -30,15 +40,16 @@ def _rows(n: int) -> list[tuple[str, int, str, int, bool, float, float, float]]:
             i / 8,
             -i / 4,
             i % 3,
+            f"site{i % 4}",
         )
         for i in range(n)
     ]
 
 
-def _oracle(rows: list, ids: list[int]) -> tuple[list, list]:
-    """samples and sample_scores rows in storage order, from the rows in file order."""
+def _oracle(rows: list, ids: list[int]) -> tuple[list, list, list]:
+    """samples, sample_scores and sample_attributes rows in storage order, from the rows in file order."""
     experiments = sorted({(r[1], r[2]) for r in rows})
-    samples, scores = [], []
+    samples, scores, attributes = [], [], []
     for eid, key in zip(ids, experiments, strict=True):
         mine = [r for r in rows if (r[1], r[2]) == key]
         samples += [
@@ -46,7 +57,8 @@ def _oracle(rows: list, ids: list[int]) -> tuple[list, list]:
         ]
         for csf, col in (("a", 6), ("b", 5)):
             scores += [(eid, i, csf, None if r[4] else r[col]) for i, r in enumerate(mine)]
-    return samples, scores
+        attributes += [(eid, i, "site", r[8]) for i, r in enumerate(mine)]
+    return samples, scores, attributes
 
 
 TYPED = "_riskcov_samples_typed"
@@ -85,9 +97,10 @@ def test_stored_rows_match_a_plain_reading_of_the_file(
     if in_transaction:
         con.execute("COMMIT")
     con.execute("SET threads = 1")
-    samples, scores = _oracle(rows, ids)
+    samples, scores, attributes = _oracle(rows, ids)
     assert con.sql("SELECT * FROM samples ORDER BY rowid").fetchall() == samples
     assert con.sql("SELECT * FROM sample_scores ORDER BY rowid").fetchall() == scores
+    assert con.sql("SELECT * FROM sample_attributes ORDER BY ALL").fetchall() == sorted(attributes)
     left = "SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL "
     left += "SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal"
     assert con.sql(left).fetchall() == []

@@ -57,7 +57,8 @@ def evaluate(
     group: Annotated[
         str | None,
         typer.Option(
-            help="Metrics per group of samples: a per-sample column (label or prediction).",
+            help="Metrics per group of samples: a per-sample column (label, prediction or any "
+            "attribute column of the file, e.g. site).",
             show_default=False,
         ),
     ] = None,

@@ -85,6 +85,14 @@ def risk_control(
         float | None, typer.Option(help="Also count risk > alpha*(1+m).", show_default=False)
     ] = None,
     confidence: ConfidenceOpt = None,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            help="Also each group's test coverage at every threshold and the gap between the groups: "
+            "a per-sample column (label, prediction or an attribute, e.g. site).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     output: OutputOpt = None,
     warehouse: WarehouseOpt = None,
@@ -106,6 +114,7 @@ def risk_control(
         confidence=confidence,
         split_seed=split_seed,
         risks=risks or [],
+        group=group,
     )
     opts.check()  # usage errors before the warehouse is opened
     with open_warehouse(warehouse) as con:

@@ -1,5 +1,6 @@
 """`evaluate --group COLUMN` (docs/metrics-extended.md): the metrics of each group of samples
-(the values of a per-sample column, e.g. `label`) with bootstrap CIs over the evaluation's own
+(the values of a per-sample column: `label`, `prediction` or an attribute of the file such as
+`site`, docs/formats.md) with bootstrap CIs over the evaluation's own
 cluster draws, and the coverage gap between the groups at each CSF's Coverage@Risk(alpha)
 threshold. Runs after the evaluation's own metrics: it rebuilds eval_scored from the groups'
 units and computes them with the same SQL macros (rc_* through the engine; rc_group_coverage)."""
@@ -22,16 +23,62 @@ from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one
 
 
-def check(column: str | None, inputs: list[Input], estimator: str) -> None:
+def check(con: duckdb.DuckDBPyConnection, column: str | None, inputs: list[Input], estimator: str) -> None:
     """Usage errors of --group before any work."""
     if column is None:
         return
-    if column not in GROUP_COLUMNS:
-        raise UsageError(f"--group {column}: choose a per-sample column, one of {', '.join(GROUP_COLUMNS)}")
     if len(inputs) != 1 or not inputs[0].per_sample:
         raise UsageError("--group applies to one per-sample input")
     if estimator != "plateau-trapezoid":
         raise UsageError("--group is computed for --estimator plateau-trapezoid")
+    check_column(con, column, inputs[0].experiment_id, inputs[0].label)
+
+
+def check_column(con: duckdb.DuckDBPyConnection, column: str, experiment_id: int, label: str) -> None:
+    """UsageError unless `column` is label, prediction or an attribute of the experiment."""
+    if column in GROUP_COLUMNS:
+        return
+    names = [
+        str(r[0])
+        for r in con.execute(
+            "SELECT DISTINCT name FROM sample_attributes WHERE experiment_id = ? ORDER BY name",
+            [experiment_id],
+        ).fetchall()
+    ]
+    if column not in names:
+        raise UsageError(
+            f"--group {column}: not a column of {label}; choose one of " + ", ".join([*GROUP_COLUMNS, *names])
+        )
+
+
+def group_values(con: duckdb.DuckDBPyConnection, column: str, experiment_id: int, label: str) -> None:
+    """TEMP TABLE eval_group_values (sample_index, sample_id, grp): each sample's value of the
+    per-sample column (InputError naming the first sample, in file order, without one)."""
+    if column in GROUP_COLUMNS:
+        values = f"SELECT sample_index, sample_id, {column} AS grp FROM samples WHERE experiment_id = $e"
+    else:  # an attribute: every sample has its row (NULL for an empty cell)
+        values = (
+            "SELECT u.sample_index, u.sample_id, a.value AS grp FROM samples AS u "
+            "JOIN sample_attributes AS a ON a.experiment_id = u.experiment_id "
+            "AND a.sample_index = u.sample_index AND a.name = $name WHERE u.experiment_id = $e"
+        )
+    params = {"e": experiment_id, **({} if column in GROUP_COLUMNS else {"name": column})}
+    con.execute(f"CREATE OR REPLACE TEMP TABLE eval_group_values AS {values}", params)
+    missing = one(
+        con.execute("SELECT sample_id FROM eval_group_values WHERE grp IS NULL ORDER BY sample_index LIMIT 1")
+    )
+    if missing:
+        raise InputError(f"--group {column}: sample {missing[0]} of {label} has no {column}")
+
+
+def _grouped(con: duckdb.DuckDBPyConnection, column: str, inp: Input) -> None:
+    """TEMP TABLE eval_grouped: eval_scored with each unit's group `grp` (group_values)."""
+    group_values(con, column, inp.experiment_id, inp.label)
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE eval_grouped AS SELECT s.*, u.grp
+        FROM eval_scored AS s JOIN eval_group_values AS u ON u.sample_index = s.item_index"""
+    )
+    con.execute("DROP TABLE eval_group_values")
 
 
 def evaluate(
@@ -46,21 +93,7 @@ def evaluate(
     alphas: list[float],
 ) -> dict[str, Any]:
     """The artifact's `groups` block (eval_scored holds the evaluation's series; it is replaced)."""
-    missing = one(
-        con.execute(
-            f"SELECT sample_id FROM samples WHERE experiment_id = ? AND {column} IS NULL "
-            "ORDER BY sample_index LIMIT 1",
-            [inp.experiment_id],
-        )
-    )
-    if missing:
-        raise InputError(f"--group {column}: sample {missing[0]} has no {column}")
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE eval_grouped AS
-        SELECT s.*, u.{column} AS grp FROM eval_scored AS s
-        JOIN samples AS u ON u.experiment_id = ? AND u.sample_index = s.item_index""",
-        [inp.experiment_id],
-    )
+    _grouped(con, column, inp)
     groups = [str(r[0]) for r in con.execute("SELECT DISTINCT grp FROM eval_grouped ORDER BY grp").fetchall()]
     names = list(variants)
     of = {name: next(s.computed for s in series if s.csf.name == name) for name in names}

@@ -106,7 +106,7 @@ def run(
     if inputs is None:
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
-    groups.check(opts.group, inputs, opts.estimator)
+    groups.check(con, opts.group, inputs, opts.estimator)
     loss = _loss(con, opts, inputs)
     if inputs[0].per_sample:
         columns = [_sample_csfs(con, i) for i in inputs]
@@ -199,11 +199,16 @@ def run(
             **({"engine": "spark"} if opts.engine == "spark" else {}),
         },
     }
-    if len(inputs) == 1 and b > 0 and len(variants) >= 2:  # docs/metrics-extended.md
-        rows = [next(s.index for s in kept if s.csf.name == name) for name in variants]
+    contestants = _contestants(kept, len(inputs))
+    if b > 0 and len(contestants) >= 2:  # docs/metrics-extended.md
+        rows = [s.index for s in contestants.values()]
         art["rank_stability"] = rank_stability(
-            list(variants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
+            list(contestants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
         )
+        if len(inputs) > 1:  # which input and CSF each contestant is
+            art["rank_stability"]["contestants"] = {
+                name: {"input": f"input_{s.input_no}", "csf": s.csf.name} for name, s in contestants.items()
+            }
     if opts.group is not None:  # last: it replaces eval_scored
         art["options"]["group"] = opts.group
         art["groups"] = groups.evaluate(
@@ -213,6 +218,16 @@ def run(
         art["calibrator"] = choice.calibration
         art["options"]["calibration"] = opts.calibration
     return Evaluation(art, skipped)
+
+
+def _contestants(kept: list[Series], n_inputs: int) -> dict[str, Series]:
+    """What rank stability ranks (docs/metrics-extended.md), by name: each CSF of a single
+    input; with paired inputs each (input, CSF) as `input_<k>:<csf>`, all over the same
+    paired replicates. Aliases (a CSF computed as another's series) count once per name."""
+    out: dict[str, Series] = {}
+    for s in kept:
+        out.setdefault(s.csf.name if n_inputs == 1 else f"input_{s.input_no}:{s.csf.name}", s)
+    return out
 
 
 def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
@@ -276,7 +291,7 @@ def _point_only(
         alphas=opts.alpha_grid,
         estimator=opts.estimator,
     )
-    cost_curves.compute(con, series, res, opts.costs)
+    cost_curves.compute(con, series, res, opts.costs, replicate0_only=True)
     con.execute("DROP TABLE eval_points")
 
 
@@ -319,7 +334,7 @@ def _compute_all(
         )
         if with_balanced:  # over the chunk's working points, before they are dropped
             balanced.compute(cur, series, total)
-        if point and opts.estimator == "plateau-trapezoid":
+        if opts.estimator == "plateau-trapezoid":  # every replicate: CIs (docs/metrics-extended.md)
             cost_curves.compute(cur, series, total, opts.costs)
         with lock:
             if after_chunk:

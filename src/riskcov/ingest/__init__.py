@@ -22,7 +22,7 @@ from riskcov.warehouse.duckdb_helpers import one, transaction
 from riskcov.warehouse.files import control_character, open_input, printable
 
 # the tables below `experiments`, deleted with a run (every format's)
-FORMAT_TABLES = ("item_signals", "items", "participants", "sample_scores", "samples")
+FORMAT_TABLES = ("item_signals", "items", "participants", "sample_attributes", "sample_scores", "samples")
 # one input file is read whole (hashed, a run JSON parsed in memory): 16 GiB is far above any
 # real run (100,000 participants: 447 MiB) and stops a sparse or endless file early
 MAX_FILE_BYTES = 16 * 2**30

@@ -1,7 +1,8 @@
 """Effective reliability per cost (docs/metrics-extended.md): for each cost c of `--costs`,
-the best Phi_c over replicate 0's working points with its threshold and coverage, from the
-SQL macro rc_effective_reliability. The oracle-gap area that goes with it is the artifact's
-eaurc_population (the same integral), not a number of its own."""
+the best Phi_c over each replicate's working points with its threshold and coverage, from the
+SQL macro rc_effective_reliability; replicate 0 gives the value, the others its bootstrap CI.
+The oracle-gap area that goes with it is the artifact's eaurc_population (the same integral),
+not a number of its own."""
 
 from __future__ import annotations
 
@@ -17,24 +18,33 @@ from riskcov.scoring.scored import Series
 COLUMNS = ("phi", "threshold", "coverage")
 
 
-def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, costs: list[float]) -> None:
-    """Phi_c, its threshold and coverage per series for replicate 0, when this chunk holds it
-    (TEMP TABLE eval_points), into res.scalars[f"phi_{column}@{c!r}"][:, 0]."""
+def compute(
+    con: duckdb.DuckDBPyConnection,
+    series: list[Series],
+    res: Results,
+    costs: list[float],
+    replicate0_only: bool = False,
+) -> None:
+    """Phi_c, its threshold and coverage per series and replicate of this chunk (TEMP TABLEs
+    eval_points and eval_totals), into res.scalars[f"phi_{column}@{c!r}"][:, replicate];
+    `replicate0_only`: replicate 0 alone (the other replicates' points are not there)."""
+    where = " WHERE replicate = 0" if replicate0_only else ""
     for name in ("points", "totals"):
-        con.execute(f"CREATE OR REPLACE TEMP VIEW eval_{name}0_view AS FROM eval_{name} WHERE replicate = 0")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW eval_{name}_phi AS FROM eval_{name}{where}")
     out = con.execute(
-        "SELECT series, cost, phi, threshold, coverage "
-        "FROM rc_effective_reliability('eval_points0_view', 'eval_totals0_view', ?)",
+        "SELECT series, replicate, cost, phi, threshold, coverage "
+        "FROM rc_effective_reliability('eval_points_phi', 'eval_totals_phi', ?)",
         [costs],
     ).fetchnumpy()
     for name in ("points", "totals"):
-        con.execute(f"DROP VIEW eval_{name}0_view")
+        con.execute(f"DROP VIEW eval_{name}_phi")
     if not len(out["series"]):
         return
     for c in costs:
         sel = out["cost"] == c
+        rep = out["replicate"][sel].astype(np.intp)
         for column in COLUMNS:
-            put(res, series, f"phi_{column}@{c!r}", out["series"][sel], 0, out[column][sel])
+            put(res, series, f"phi_{column}@{c!r}", out["series"][sel], rep, out[column][sel])
 
 
 def block(res: Results, index: int, costs: list[float], key: Any) -> dict[str, Any]:
@@ -45,6 +55,14 @@ def block(res: Results, index: int, costs: list[float], key: Any) -> dict[str, A
         values = [_value(res.scalars.get(f"phi_{column}@{c!r}"), index) for column in COLUMNS]
         out[key(c)] = {"cost": c, "value": values[0], "threshold": values[1], "coverage": values[2]}
     return out
+
+
+def replicates(res: Results, index: int, c: float) -> np.ndarray[Any, Any] | None:
+    """The best Phi_c of replicates 1..B of one series, or None when none was computed."""
+    arr = res.scalars.get(f"phi_phi@{c!r}")
+    if arr is None or np.isnan(arr[index, 1:]).all():  # replicate 0 only (--engine spark)
+        return None
+    return arr[index, 1:]
 
 
 def _value(arr: np.ndarray[Any, Any] | None, index: int) -> float | None:

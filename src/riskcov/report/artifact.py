@@ -102,10 +102,23 @@ def series_metrics(
     _extra(out, res, i, bootstrap is not None)
     if costs is not None:
         out["effective_reliability"] = cost_curves.block(res, i, costs, grid_key)
+        if bootstrap:  # the best Phi_c of each replicate (docs/metrics-extended.md)
+            _phi_intervals(out, res, i, costs)
         # the area between the oracle's and this curve's selective accuracy over [0, Cmax]:
         # the same integral as eaurc_population (docs/metrics-extended.md), so the same number
         out["oracle_gap_area"] = point["eaurc_population"]
     return out
+
+
+def _phi_intervals(out: dict[str, Any], res: Results, i: int, costs: list[float]) -> None:
+    """ci95 and std_error of the effective reliability per cost, from each replicate's best Phi_c."""
+    cis, errors = out["bootstrap"]["ci95"], out["bootstrap"]["std_error"]
+    cis["effective_reliability"], errors["effective_reliability"] = {}, {}
+    for c in costs:
+        value, reps = out["effective_reliability"][grid_key(c)]["value"], cost_curves.replicates(res, i, c)
+        if reps is not None:
+            cis["effective_reliability"][grid_key(c)] = interval(value, reps)[0]
+            errors["effective_reliability"][grid_key(c)] = std_error(value, reps)
 
 
 def _extra(out: dict[str, Any], res: Results, i: int, bootstrapped: bool) -> None:

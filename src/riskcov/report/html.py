@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from riskcov.report import rank_tables, svg
+from riskcov.report import group_tables, rank_tables, svg
 from riskcov.report.curves import merge_identical
 from riskcov.report.keys import shown
 from riskcov.report.report_data import ReportData, Row
@@ -181,6 +181,7 @@ def render(data: ReportData) -> str:
 <h2>Metrics</h2>
 {_metrics_tables(data.rows, labels, per_sample)}
 {_ranks(data.rows)}
+{group_tables.html(data.groups, data.group_column)}
 <h2>Paired deltas</h2>
 {_deltas_table(data.rows)}
 {skipped}

@@ -57,17 +57,22 @@ def title(block: dict[str, Any]) -> str:
 
 
 def shares_from_rows(rows: list[tuple[Any, ...]]) -> dict[str, list[float]]:
-    """{CSF: [P(rank 1), ...]} from the stored rows rank_share_<k> of input_0 (the report reads
-    rows, from an artifact or a stored evaluation alike).
+    """{contestant: [P(rank 1), ...]} from the stored rows rank_share_<k> (the report reads
+    rows, from an artifact or a stored evaluation alike): a CSF's name when one input has them,
+    else `input_<k>:<csf>` as in the artifact.
 
     >>> shares_from_rows([("input_0", "a", "rank_share_2", 0.5), ("input_0", "a", "rank_share_1", 0.5)])
     {'a': [0.5, 0.5]}
+    >>> shares_from_rows([("input_0", "a", "rank_share_1", 1.0), ("input_1", "a", "rank_share_1", 1.0)])
+    {'input_0:a': [1.0], 'input_1:a': [1.0]}
     """
+    mine = [r for r in rows if str(r[2]).startswith("rank_share_") and r[3] is not None]
+    paired = len({r[0] for r in mine}) > 1
     found: dict[str, dict[int, float]] = {}
-    for r in rows:
-        if r[0] == "input_0" and str(r[2]).startswith("rank_share_") and r[3] is not None:
-            found.setdefault(r[1], {})[int(str(r[2]).removeprefix("rank_share_"))] = float(r[3])
-    return {csf: [by_rank[k] for k in sorted(by_rank)] for csf, by_rank in found.items()}
+    for r in mine:
+        name = f"{r[0]}:{r[1]}" if paired else str(r[1])
+        found.setdefault(name, {})[int(str(r[2]).removeprefix("rank_share_"))] = float(r[3])
+    return {name: [by_rank[k] for k in sorted(by_rank)] for name, by_rank in found.items()}
 
 
 def bars(shares: dict[str, list[float]]) -> str:

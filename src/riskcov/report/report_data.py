@@ -10,6 +10,7 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import InputError
+from riskcov.report import group_tables
 from riskcov.report.curves import Line, input_names, line_keys, lines_from_artifact
 from riskcov.report.keys import SCALARS
 from riskcov.report.store import metric_rows
@@ -31,6 +32,8 @@ class ReportData:
     rows: list[Row]
     lines: list[Line]
     skipped: dict[str, str] = field(default_factory=dict)
+    group_column: str | None = None  # evaluate --group (docs/metrics-extended.md)
+    groups: list[group_tables.GroupRow] = field(default_factory=list)
 
 
 def sort_rows(rows: list[Row]) -> list[Row]:
@@ -80,6 +83,8 @@ def from_artifact(art: dict[str, Any], source: str) -> ReportData:
             )
         ],
         skipped=dict(art.get("skipped_variants", {})),
+        group_column=art["groups"]["column"] if art.get("groups") else None,
+        groups=group_tables.rows(art["groups"]) if art.get("groups") else [],
     )
 
 
@@ -114,6 +119,12 @@ def from_evaluation(con: duckdb.DuckDBPyConnection, evaluation_id: int) -> Repor
         for k, v in zip(("coverage", "selective_risk", "generalized_risk"), (c, sr, gr), strict=True):
             points[(label, csf)][k].append(v)
     names = input_names(inputs)
+    found = con.execute(
+        "SELECT group_column, csf, group_value, metric, value, ci_low, ci_high FROM evaluation_group_metrics "
+        "WHERE evaluation_id = ? ORDER BY csf, group_value NULLS LAST, metric_base = 'n' DESC, "
+        "metric_base, at_value NULLS FIRST, metric",
+        [evaluation_id],
+    ).fetchall()
     lines = [
         Line(
             csf if len(inputs) == 1 else f"{csf} · {names[int(label.removeprefix('input_'))]}",
@@ -132,4 +143,6 @@ def from_evaluation(con: duckdb.DuckDBPyConnection, evaluation_id: int) -> Repor
         population=None,
         rows=sort_rows(rows),
         lines=lines,  # in (csf, input) order, as from_artifact
+        group_column=str(found[0][0]) if found else None,
+        groups=[(r[1], r[2], r[3], r[4], r[5], r[6]) for r in found],
     )

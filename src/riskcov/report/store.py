@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 
 from riskcov import __version__
+from riskcov.report import group_tables
 from riskcov.report.keys import EXTRA_KEYS, SCALARS, grid_key, value_of
 from riskcov.warehouse.connection import resolve_path
 from riskcov.warehouse.duckdb_helpers import one, registered
@@ -163,7 +164,7 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
             if key in m:
                 add(key, m[key], ci.get(key))
         for key, best in m.get("effective_reliability", {}).items():
-            add(f"effective_reliability_{key}", best["value"])
+            add(f"effective_reliability_{key}", best["value"], ci.get("effective_reliability", {}).get(key))
             add(f"effective_reliability_threshold_{key}", best["threshold"])
         if "oracle_gap_area" in m:
             add("oracle_gap_area", m["oracle_gap_area"])
@@ -174,9 +175,11 @@ def metric_rows(art: dict[str, Any]) -> list[tuple[str, str, str, Any, Any, Any]
             add(f"mae_achieved_coverage_{key}", point and point["achieved"])
         for key, point in m.get("coverage_at_risk", {}).items():
             add(f"coverage_at_risk_{key}", point["coverage"], ci.get("coverage_at_risk", {}).get(key))
-    for csf, shares in art.get("rank_stability", {}).get("ranks", {}).items():
+    ranked = art.get("rank_stability", {})
+    for name, shares in ranked.get("ranks", {}).items():
+        who = ranked.get("contestants", {}).get(name, {"input": "input_0", "csf": name})
         for rank, share in enumerate(shares, start=1):
-            rows.append(("input_0", csf, f"rank_share_{rank}", share, None, None))
+            rows.append((who["input"], who["csf"], f"rank_share_{rank}", share, None, None))
     for csf, deltas in (art["comparison"]["deltas"] or {}).items():
         for metric, d in deltas.items():
             lo, hi = d["ci95"] if d["ci95"] else (None, None)
@@ -240,3 +243,33 @@ def save(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]
             curves[k] += c[k]
     if curves["point"]:
         _insert(con, "evaluation_curves", curves)
+    if art.get("groups"):
+        _save_groups(con, evaluation_id, art)
+
+
+def _save_groups(con: duckdb.DuckDBPyConnection, evaluation_id: int, art: dict[str, Any]) -> None:
+    """The per-group rows (evaluation_group_metrics, docs/metrics-extended.md)."""
+    found = group_tables.rows(art["groups"])
+    alphas = {grid_key(float(a)): float(a) for a in art["options"]["alpha_grid"]}
+    bases, at = [], []
+    for r in found:
+        match = _PARAMETER.match(r[2])
+        bases.append(match.group(1) if match else r[2])
+        at.append(alphas.get(match.group(2), float(match.group(2))) if match else None)
+    columns = list(zip(*found, strict=True))
+    _insert(
+        con,
+        "evaluation_group_metrics",
+        {
+            "evaluation_id": [evaluation_id] * len(found),
+            "group_column": [art["groups"]["column"]] * len(found),
+            "csf": list(columns[0]),
+            "group_value": list(columns[1]),
+            "metric": list(columns[2]),
+            "metric_base": bases,
+            "at_value": at,
+            "value": list(columns[3]),
+            "ci_low": list(columns[4]),
+            "ci_high": list(columns[5]),
+        },
+    )

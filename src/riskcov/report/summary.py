@@ -58,7 +58,7 @@ def at_coverage(per_sample: bool) -> str:
 
 def _rows(m: dict[str, Any], per_sample: bool = False) -> list[tuple[str, str]]:
     """(label, cell) of one input's METRICS: the summary scalars, MAE@coverage (selective risk
-    of a per-sample run), Coverage@Risk."""
+    of a per-sample run), Coverage@Risk, the effective reliability per cost."""
     rows = [(key.label, _cell(m, key)) for key in SUMMARY]
     ci = _ci(m)
     for c, hit in m["mae_at_coverage"].items():
@@ -66,6 +66,8 @@ def _rows(m: dict[str, Any], per_sample: bool = False) -> list[tuple[str, str]]:
         rows.append((f"{at_coverage(per_sample)}{c}", _fmt(value, ci.get("mae_at_coverage", {}).get(c))))
     for a, car in m["coverage_at_risk"].items():
         rows.append((f"Coverage@Risk {a}", _fmt(car["coverage"], ci.get("coverage_at_risk", {}).get(a))))
+    for c, best in m.get("effective_reliability", {}).items():  # docs/metrics-extended.md
+        rows.append((f"Phi_c c={c}", _fmt(best["value"], ci.get("effective_reliability", {}).get(c))))
     return rows
 
 
@@ -121,6 +123,13 @@ def blocks(art: dict[str, Any], artifact_path: str | None) -> list[str | Table]:
 
         header, rows = rank_tables.rows(art["rank_stability"])
         out.append(Table(rank_tables.title(art["rank_stability"]), [(h, True) for h in header], rows))
+    if art.get("groups"):  # evaluate --group (docs/metrics-extended.md)
+        from riskcov.report import group_tables
+
+        column = art["groups"]["column"]
+        found = group_tables.rows(art["groups"])
+        title, header, rows = group_tables.table(found, column, art["options"]["alpha_grid"])
+        out.append(Table(title, [(h, True) for h in header], rows))
     for name, same in groups.items():
         if same:
             out.append(f"{', '.join(same)}: the same numbers as {name} (shown once)")

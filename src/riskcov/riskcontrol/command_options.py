@@ -29,6 +29,7 @@ RECORDED_ORDER = (
     "confidence",
     "split_seed",
     "risks",
+    "group",
 )
 
 

@@ -61,6 +61,13 @@ def risk_control(doc: dict[str, Any], console: Console) -> None:
         f"{opts['cal_split']} -> {opts['test_split']}; command {doc['command_id']})"
     )
     console.print(_table(title, header, rows))
+    if doc.get("group_gaps"):  # --group: the coverage gap between the groups on test
+        gaps = [
+            [g["method"], f"{g['alpha']:g}", g["rule"], pct(g["mean_gap"], g["std_gap"]), pct(g["max_gap"])]
+            for g in doc["group_gaps"]
+        ]
+        header = ["method", "alpha", "rule", "coverage gap", "largest gap"]
+        console.print(_table(f"coverage gap between the {opts['group']} groups on test", header, gaps))
 
 
 def ood(doc: dict[str, Any], console: Console) -> None:

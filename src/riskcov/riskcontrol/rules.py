@@ -30,7 +30,7 @@ import numpy as np
 from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol import fwer
 from riskcov.riskcontrol.bounds import BOUNDS, check_level
-from riskcov.riskcontrol.multi_risk import family_p, p_at
+from riskcov.riskcontrol.multi_risk import RiskP, combined, p_at, risk_ps
 from riskcov.warehouse.duckdb_helpers import temp_table
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -83,7 +83,8 @@ class Points:
 class Choice:
     """A rule's pick: working point `index` (None: accept nothing) and its cal values.
 
-    `candidates` and `p_values` are the tested points and their p-values (certify only).
+    `candidates` and `p_values` are the tested points and their p-values (certify only);
+    `risk_p_values` each candidate's per-risk p-values (multi_risk.RiskP), p_values' parts.
     """
 
     index: int | None
@@ -94,6 +95,7 @@ class Choice:
     candidates: tuple[int, ...] = ()
     p_values: tuple[float, ...] = ()
     rejected: tuple[bool, ...] = ()
+    risk_p_values: tuple[tuple[RiskP, ...], ...] = ()
 
 
 class Applied(NamedTuple):
@@ -188,9 +190,10 @@ def _choice(
     cands: tuple[int, ...] = (),
     ps: tuple[float, ...] = (),
     rejected: tuple[bool, ...] = (),
+    per_risk: tuple[tuple[RiskP, ...], ...] = (),
 ) -> Choice:
     if index is None:
-        return Choice(None, None, 0.0, 0.0, 0.0, cands, ps, rejected)
+        return Choice(None, None, 0.0, 0.0, 0.0, cands, ps, rejected, per_risk)
     return Choice(
         index,
         float(points.threshold[index]),
@@ -200,6 +203,7 @@ def _choice(
         cands,
         ps,
         rejected,
+        per_risk,
     )
 
 
@@ -252,19 +256,20 @@ def certify(
     if procedure == "split-fixed-sequence":
         if split is None:
             raise ValueError("split-fixed-sequence needs the working points of the two halves")
-        first, second = (p_at(half, points, cands, bound, alpha, extra) for half in split)
-        rejected = fwer.split_fixed_sequence(first, second, delta)
-        ps = second
+        first, per_risk = (p_at(half, points, cands, bound, alpha, extra) for half in split)
+        ps = tuple(combined(r) for r in per_risk)
+        rejected = fwer.split_fixed_sequence([combined(r) for r in first], ps, delta)
     else:
-        ps = tuple(
-            family_p(bound, float(points.loss_cum[i]), int(points.k_cum[i]), points.n_total, alpha, extra)
+        per_risk = tuple(
+            risk_ps(bound, float(points.loss_cum[i]), int(points.k_cum[i]), points.n_total, alpha, extra)
             for i in cands
         )
+        ps = tuple(combined(r) for r in per_risk)
         test = {"fixed-sequence": fwer.fixed_sequence, "bonferroni": fwer.bonferroni, "holm": fwer.holm}
         rejected = test[procedure](ps, delta) if cands else []
     passed = [i for i, ok in zip(cands, rejected, strict=True) if ok]
     chosen = passed[-1] if passed else None  # candidates rise in coverage
-    return _choice(points, chosen, cands, ps, tuple(rejected))
+    return _choice(points, chosen, cands, ps, tuple(rejected), per_risk)
 
 
 def uncertified(con: duckdb.DuckDBPyConnection, points: Points, alpha: float) -> Choice:

@@ -11,10 +11,11 @@ from typing import Any
 import duckdb
 
 from riskcov.errors import InputError, UsageError
+from riskcov.evaluation.groups import check_column
 from riskcov.metrics.budgets import refuse_outside
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import fwer, multi_risk, rules
+from riskcov.riskcontrol import fwer, group_coverage, multi_risk, rules
 from riskcov.riskcontrol.bounds import check_level, check_losses
 from riskcov.riskcontrol.command_options import CertificateOptions
 from riskcov.riskcontrol.store import record_command
@@ -61,6 +62,7 @@ class Options(CertificateOptions):
     violation_margin: float | None = None
     split_seed: int = 0  # split-fixed-sequence: which cal samples order the candidates
     risks: list[str] = field(default_factory=list)  # --risk kind:level, controlled together
+    group: str | None = None  # --group COLUMN: test coverage per group (riskcontrol/group_coverage.py)
 
     def extra_risks(self) -> tuple[tuple[str, float], ...]:
         """The --risk entries other than selective ones (those set --alpha), as (kind, level)."""
@@ -94,6 +96,8 @@ class Options(CertificateOptions):
         for a in self.alphas:
             check_level("alpha", a)
         self.check_certificate()
+        if self.group == "":
+            raise UsageError("--group needs a column name")
         if self.violation_margin is not None and not self.violation_margin >= 0:
             raise UsageError(f"--violation-margin must be >= 0, got {self.violation_margin!r}")
 
@@ -210,7 +214,8 @@ def _tested(
     method: str, seed: int, alpha: float, points: rules.Points, choice: rules.Choice
 ) -> list[dict[str, Any]]:
     """The certified rule's candidates: threshold, cal coverage and accepted count, p-value and
-    whether the procedure rejected "risk > alpha" there."""
+    whether the procedure rejected "risk > alpha" there, and under `risks` each risk's own
+    p-value (with its level and the n it was tested with) that the p-value combines."""
     return [
         {
             "method": method,
@@ -222,9 +227,23 @@ def _tested(
             "accepted": int(points.k_cum[i]),
             "p_value": p,
             "rejected": ok,
+            "risks": [r._asdict() for r in per_risk],
         }
-        for n, (i, p, ok) in enumerate(zip(choice.candidates, choice.p_values, choice.rejected, strict=True))
+        for n, (i, p, ok, per_risk) in enumerate(
+            zip(choice.candidates, choice.p_values, choice.rejected, choice.risk_p_values, strict=True)
+        )
     ]
+
+
+def _p_value_rows(command_id: int, procedure: str, tested: list[dict[str, Any]]) -> list[list[Any]]:
+    """risk_control_p_values' rows: per candidate its combined row, then one per risk."""
+    out = []
+    for r in tested:
+        head = [command_id, procedure, *(r[c] for c in P_VALUE_COLUMNS if c not in ("p_value", "rejected"))]
+        out.append([*head, r["p_value"], r["rejected"], "combined", None, None])
+        for risk in r["risks"]:
+            out.append([*head, risk["p_value"], r["rejected"], risk["risk"], risk["level"], risk["n"]])
+    return out
 
 
 def summarise(
@@ -257,6 +276,13 @@ def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any
     csf = ex.choose_csf(con, chosen, opts.confidence)
     tested: list[dict[str, Any]] = []
     rows, summary = summarise(seed_rows(con, found, csf, opts, tested=tested), opts.violation_margin)
+    extra: dict[str, Any] = {}
+    if opts.group is not None:
+        for e in chosen:  # the groups are measured on the test split
+            if e.key.split == opts.test_split:
+                check_column(con, opts.group, e.experiment_id, e.describe())
+        group_coverage.add(con, rows, csf, opts.group)
+        extra["group_gaps"] = group_coverage.summary(rows)
     return {
         "command": "risk-control",
         "inputs": sorted({e.run_id for e in chosen}),
@@ -265,6 +291,7 @@ def risk_control(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any
         "rows": rows,
         "summary": summary,
         "p_values": tested,
+        **extra,
     }
 
 
@@ -283,10 +310,16 @@ def risk_control_and_store(
             [[command_id, *(r[c] for c in RESULT_COLUMNS)] for r in doc["rows"]],
         )
         if doc["p_values"]:
+            columns = ["command_id", "procedure", *P_VALUE_COLUMNS, "risk", "level", "n_tested"]
             con.executemany(
-                f"INSERT INTO risk_control_p_values (command_id, procedure, {', '.join(P_VALUE_COLUMNS)}) "
-                f"VALUES (?, ?, {', '.join('?' for _ in P_VALUE_COLUMNS)})",
-                [[command_id, opts.procedure, *(r[c] for c in P_VALUE_COLUMNS)] for r in doc["p_values"]],
+                f"INSERT INTO risk_control_p_values ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' for _ in columns)})",
+                _p_value_rows(command_id, opts.procedure, doc["p_values"]),
+            )
+        if opts.group is not None:
+            con.executemany(
+                "INSERT INTO risk_control_group_coverage VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                group_coverage.stored_rows(command_id, opts.group, doc["rows"]),
             )
         full = {"command_id": command_id, **doc}
         tx.stored = f"risk-control command {command_id}"

@@ -786,6 +786,23 @@ def bootstrap_block(
     }
 
 
+def phi_intervals(m: dict[str, Any], drawn: list[list[Unit]], n: int, cfg: Config) -> None:
+    """ci95 and std_error of the effective reliability per cost: each replicate's own best
+    Phi_c over its own working points (docs/metrics-extended.md)."""
+    ci, se = m["bootstrap"]["ci95"], m["bootstrap"]["std_error"]
+    ci["effective_reliability"], se["effective_reliability"] = {}, {}
+    points = [working_points(units, n, cfg.scale, cfg.estimator) for units in drawn]
+    for c in cfg.costs:
+        best = m["effective_reliability"][key(c)]["value"]
+        point = (best.value, best.scale)
+        reps: list[tuple[float | None, float]] = []
+        for pts in points:
+            value = effective_reliability(pts, n, cfg.scale, c)["value"]
+            reps.append((value.value, value.scale))
+        ci["effective_reliability"][key(c)] = interval(point, reps, len(reps))[0]
+        se["effective_reliability"][key(c)] = std_error(point, reps)
+
+
 def std_error(point: tuple[float | None, float], reps: list[tuple[float | None, float]]) -> Any:
     """docs/metrics.md: sample standard deviation (ddof = 1) of the kept replicates, 0 below two."""
     if point[0] is None:
@@ -901,9 +918,12 @@ def expected_artifact(
             m = point_metrics(units, n, cfg)
             point = scalars(units, n, cfg)
             binary = binary_losses(units, cfg.scale)
-            reps = [scalars([u for j in row for u in by_pid[pids[j]]], n, cfg, binary) for row in rows]
+            drawn = [[u for j in row for u in by_pid[pids[j]]] for row in rows]
+            reps = [scalars(units_b, n, cfg, binary) for units_b in drawn]
             if b > 0:
                 m["bootstrap"] = bootstrap_block(point, reps, cfg, seed)
+                if cfg.estimator == "plateau-trapezoid":
+                    phi_intervals(m, drawn, n, cfg)
             per_side.append((m, point, reps))
         if len(sides) == 1:
             variants[csf] = per_side[0][0]
@@ -911,7 +931,17 @@ def expected_artifact(
             continue
         variants[csf] = {"input_0": per_side[0][0], "input_1": per_side[1][0]}
         comparison["deltas"][csf] = deltas(per_side[0][1:], per_side[1][1:], cfg, b)
-    extra = {"rank_stability": rank_stability(aurc_reps, b)} if len(aurc_reps) >= 2 and b > 0 else {}
+        for k in range(2):  # paired: each (input, CSF) is a contestant (docs/metrics-extended.md)
+            aurc_reps[f"input_{k}:{csf}"] = [r["aurc_full"][0] for r in per_side[k][2]]
+    extra = {}
+    if len(aurc_reps) >= 2 and b > 0:
+        if len(sides) > 1:  # input-major, as evaluate lists its series
+            aurc_reps = dict(sorted(aurc_reps.items(), key=lambda kv: kv[0].split(":")[0]))
+        extra = {"rank_stability": rank_stability(aurc_reps, b)}
+        if len(sides) > 1:
+            extra["rank_stability"]["contestants"] = {
+                name: {"input": name.split(":")[0], "csf": name.split(":", 1)[1]} for name in aurc_reps
+            }
     return {
         **extra,
         "schema_version": "1",

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metrics_support import evaluate_text
+from metrics_support import draws, evaluate_text
 
 # (confidence or None when abstained, loss)
 Sample = tuple[float | None, float]
@@ -153,6 +153,42 @@ def test_evaluate_reports_the_best_threshold_per_cost_and_the_oracle_gap(tmp_pat
     assert stored["effective_reliability_1.00"] == m["effective_reliability"]["1.00"]["value"]
     assert stored["effective_reliability_threshold_3.00"] == m["effective_reliability"]["3.00"]["threshold"]
     assert stored["oracle_gap_area"] == m["oracle_gap_area"]
+
+
+def test_effective_reliability_cis_are_the_percentiles_of_each_replicates_best_phi(tmp_path, run_cli):
+    """Each replicate (the same cluster draws as the other metrics) gets its own best Phi_c over
+    its own working points; the CI is the 2.5/97.5 percentile of those, as for every metric."""
+    rng = np.random.RandomState(3)
+    by_cluster: dict[int, list[Sample]] = {}
+    lines = []
+    for i in range(30):
+        cluster, conf, loss = i % 10, float(rng.randint(0, 6)) / 5, float(rng.rand() < 0.3)
+        by_cluster.setdefault(cluster, []).append((conf, loss))
+        lines.append(f"{i},{cluster},{conf},{int(loss == 0)}")
+    b, seed = 60, 7
+    text = "sample_id,cluster,confidence,correct\n" + "\n".join(lines) + "\n"
+    args = ["--bootstrap-resamples", str(b), "--seed", str(seed), "--costs", "0,1,2"]
+    art = evaluate_text(run_cli, tmp_path, text, *args)
+    m = art["confidence_variants"]["confidence"]
+    pids = sorted(by_cluster)
+    rows = draws(len(pids), b, seed)
+    for c in (0.0, 1.0, 2.0):
+        reps = [float(best_phi([s for j in row for s in by_cluster[pids[j]]], c)[0]) for row in rows]
+        expected = list(np.percentile(reps, [2.5, 97.5]))
+        assert m["bootstrap"]["ci95"]["effective_reliability"][f"{c:.2f}"] == pytest.approx(
+            expected, rel=1e-12, abs=1e-15
+        )
+        assert m["bootstrap"]["std_error"]["effective_reliability"][f"{c:.2f}"] == pytest.approx(
+            float(np.std(reps, ddof=1)), rel=1e-9
+        )
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        row = con.execute(
+            "SELECT ci_low, ci_high FROM evaluation_metrics WHERE metric = 'effective_reliability_1.00'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert list(row[0]) == m["bootstrap"]["ci95"]["effective_reliability"]["1.00"]
 
 
 def test_costs_are_checked_before_any_work(tmp_path, run_cli):

@@ -4,6 +4,7 @@ evaluation's own cluster draws, and the coverage gaps at each CSF's Coverage@Ris
 
 from __future__ import annotations
 
+import duckdb
 import numpy as np
 import pytest
 from metrics_support import draws, ingest_text, json_of, plateau_areas, plateau_points
@@ -87,12 +88,92 @@ def test_group_metrics_and_coverage_gaps_equal_the_oracle(tmp_path, run_cli):
         )
 
 
+def test_group_by_an_attribute_column_equals_the_oracle_and_is_stored(tmp_path, run_cli):
+    """A file's extra column (site) groups the samples: the metrics with CIs equal the oracle's,
+    the coverages and gaps at each Coverage@Risk threshold are exact, the stored rows
+    (evaluation_group_metrics) hold the artifact's numbers, the console and the report show them."""
+    rng = np.random.RandomState(5)
+    by_cluster: dict[int, list[Sample]] = {}
+    lines = []
+    for i in range(45):
+        cluster, site = i % 15, ["north", "south", "east"][rng.randint(0, 3)]
+        conf, loss = float(rng.randint(0, 8)) / 7, float(rng.rand() < 0.35)
+        lines.append(f"{i},{site},{cluster},{conf},{int(loss == 0)},{rng.randint(0, 99)}")
+        by_cluster.setdefault(cluster, []).append((conf, loss, site))
+    wh = ingest_text(
+        run_cli, tmp_path, "sample_id,site,cluster,confidence,correct,age\n" + "\n".join(lines) + "\n"
+    )
+    b, seed, alphas = 40, 11, ("0.25", "0.4")
+    args = [
+        "evaluate",
+        "--input",
+        "run",
+        "--warehouse",
+        wh,
+        "--group",
+        "site",
+        "--alpha-grid",
+        ",".join(alphas),
+    ]
+    args += ["--bootstrap-resamples", str(b), "--seed", str(seed), "--no-publish"]
+    art = json_of(run_cli, *args)
+    block = art["groups"]
+    everyone = [s for c in sorted(by_cluster) for s in by_cluster[c]]
+    assert (block["column"], block["values"]) == ("site", ["east", "north", "south"])
+    pids = sorted(by_cluster)
+    rows = draws(len(pids), b, seed)
+    for g in block["values"]:
+        got = block["metrics"]["confidence"][g]
+        mine = [s for s in everyone if s[2] == g]
+        assert got["n"] == len(mine)
+        assert (got["cmax"], got["aurc_full"], got["augrc_full"]) == pytest.approx(areas(mine), rel=1e-12)
+        reps = [areas([s for j in row for s in by_cluster[pids[j]] if s[2] == g]) for row in rows]
+        kept = [rep[2] for rep in reps if rep is not None]
+        assert got["ci95"]["augrc_full"] == pytest.approx(list(np.percentile(kept, [2.5, 97.5])), rel=1e-12)
+    m = art["confidence_variants"]["confidence"]
+    for key in ("0.25", "0.40"):
+        t = m["coverage_at_risk"][key]["threshold"]
+        gap = block["coverage_gaps"]["confidence"][key]
+        expected = {}
+        for g in block["values"]:
+            mine = [s for s in everyone if s[2] == g]
+            expected[g] = sum(1 for s in mine if t is not None and s[0] >= t) / len(mine)
+        assert gap["threshold"] == t and t is not None
+        assert gap["coverage"] == expected  # exact: the same two counts divided
+        assert gap["gap"] == max(expected.values()) - min(expected.values())
+    # stored: one row per (group, metric) and a gap row per alpha, the artifact's numbers
+    con = duckdb.connect(str(wh), read_only=True)
+    stored = con.execute(
+        "SELECT group_value, metric, metric_base, at_value, value, ci_low, ci_high "
+        "FROM evaluation_group_metrics WHERE group_column = 'site' AND csf = 'confidence' ORDER BY ALL"
+    ).fetchall()
+    con.close()
+    mine = {(r[0], r[1]): r for r in stored}
+    east = block["metrics"]["confidence"]["east"]
+    assert mine[("east", "aurc_full")][4:] == (east["aurc_full"], *east["ci95"]["aurc_full"])
+    assert mine[("east", "n")][4] == east["n"]
+    assert mine[("east", "group_coverage_0.40")][2:5] == ("group_coverage", 0.4, expected["east"])
+    assert mine[(None, "coverage_gap_0.40")][2:5] == ("coverage_gap", 0.4, gap["gap"])
+    assert len(stored) == 3 * (1 + 3 + 2 + 2) + 2
+    # the console's table under the main one, and the report's section from the stored rows
+    r = run_cli(args)
+    assert r.exit_code == 0 and "per site" in r.stdout and "cov@thr 0.40" in r.stdout
+    assert f"{east['aurc_full']:.4f}" in r.stdout
+    r = run_cli(["report", "--evaluation", "1", "--warehouse", wh, "--output", tmp_path / "r.html"])
+    assert r.exit_code == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "<h2>Per site</h2>" in page and f"{east['aurc_full']:.4f}" in page
+
+
 def test_group_needs_a_known_column_and_one_per_sample_input(tmp_path, run_cli):
-    r = run_cli(["evaluate", "--input", "x", "--warehouse", tmp_path / "w.duckdb", "--group", "colour"])
+    wh = ingest_text(run_cli, tmp_path, "sample_id,confidence,correct,site\n1,0.5,1,a\n2,0.4,0,\n")
+    r = run_cli(["evaluate", "--input", "run", "--warehouse", wh, "--group", "colour"])
     assert (
         r.exit_code == 2
-        and "--group colour: choose a per-sample column, one of label, prediction" in r.stderr
+        and r.stderr == "error: --group colour: not a column of run; choose one of label, prediction, site\n"
     )
+    r = run_cli(["evaluate", "--input", "run", "--warehouse", wh, "--group", "site"])
+    assert r.exit_code == 1 and r.stderr.endswith("--group site: sample 2 of run has no site\n")
 
 
 def test_the_shared_plateau_oracle_by_hand():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import duckdb
 import numpy as np
 import pytest
 from hypothesis import given
@@ -139,3 +140,59 @@ def test_one_csf_or_no_bootstrap_has_no_rank_stability(tmp_path, run_cli):
     ):
         r = run_cli(["evaluate", "--input", "run", "--warehouse", wh, "--json", *args])
         assert r.exit_code == 0 and "rank_stability" not in json.loads(r.stdout)
+
+
+def test_paired_inputs_rank_each_input_and_csf_over_the_same_paired_draws(tmp_path, run_cli):
+    """Two experiments of one run (methods m1 and m2, the same clusters) x CSFs a and b: four
+    contestants `input_<k>:<csf>`, each replicate drawing the same clusters for both inputs; the
+    ranks, pairs and Holm p-values equal the oracle's, the stored rows and the report show them."""
+    rng = np.random.RandomState(8)
+    lines, by = [], {"m1": {}, "m2": {}}
+    for method in ("m1", "m2"):
+        for i in range(24):
+            cluster = i % 8
+            scores = {c: float(rng.randint(0, 6)) / 5 for c in ("a", "b")}
+            loss = int(rng.rand() < (0.3 if method == "m1" else 0.45))
+            lines.append(f"{method},{i},{cluster},{scores['a']},{scores['b']},{1 - loss}")
+            by[method].setdefault(cluster, []).append((scores, loss))
+    head = "method,sample_id,cluster,confidence_a,confidence_b,correct\n"
+    wh = ingest_text(run_cli, tmp_path, head + "\n".join(lines) + "\n")
+    b, seed, out = 50, 2, tmp_path / "paired.json"
+    args = ["evaluate", "--input", "run", "--input", "run", "--method", "m1", "--method", "m2"]
+    args += ["--confidence", "all", "--warehouse", wh, "--bootstrap-resamples", str(b), "--seed", str(seed)]
+    r = run_cli([*args, "--output", out])
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    got = json.loads(out.read_text())["rank_stability"]
+    pids = sorted(by["m1"])
+    rows = draws(len(pids), b, seed)
+    values = {
+        f"input_{k}:{c}": [_aurc(by[m], [pids[j] for j in row], c) for row in rows]
+        for k, m in enumerate(("m1", "m2"))
+        for c in ("a", "b")
+    }
+    expected = rank_stability(values, b)
+    contestants = got.pop("contestants")
+    assert contestants == {
+        f"input_{k}:{c}": {"input": f"input_{k}", "csf": c} for k in range(2) for c in ("a", "b")
+    }
+    assert_same(expected, got)
+    assert "rank stability of aurc_full, 50 replicates" in r.stdout and "input_1:b" in r.stdout
+    con = duckdb.connect(str(wh), read_only=True)
+    try:
+        stored = con.execute(
+            "SELECT input, csf, metric, value FROM evaluation_metrics WHERE metric LIKE 'rank_share_%' "
+            "ORDER BY input, csf, metric"
+        ).fetchall()
+    finally:
+        con.close()
+    assert stored == [
+        (f"input_{k}", c, f"rank_share_{rank}", got["ranks"][f"input_{k}:{c}"][rank - 1])
+        for k in range(2)
+        for c in ("a", "b")
+        for rank in range(1, 5)
+    ]
+    report = tmp_path / "stored.html"
+    assert run_cli(["report", "--evaluation", "1", "--warehouse", wh, "--output", report]).exit_code == 0
+    page = report.read_text()
+    for name, shares in got["ranks"].items():
+        assert f"<title>{name}: P(rank 1) = {shares[0]:.3f}" in page

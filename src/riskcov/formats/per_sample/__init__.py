@@ -49,6 +49,7 @@ def parsed_run(staged: StagedSamples, run_id: str) -> ParsedRun:
         "loss_source": staged.loss_source,
         "score_columns": list(staged.csfs),
         "columns": list(staged.columns),
+        **({"attributes": list(staged.attributes)} if staged.attributes else {}),
         "rows": staged.n_rows,
     }
     n_abstained = sum(e.n_abstained for e in staged.experiments)
@@ -63,6 +64,7 @@ def parsed_run(staged: StagedSamples, run_id: str) -> ParsedRun:
         summary=(
             f"{len(experiments)} experiment(s), {staged.n_rows} samples ({n_abstained} abstained), "
             f"{len(staged.csfs)} score column(s): {', '.join(staged.csfs)}"
+            + (f"; attribute(s): {', '.join(staged.attributes)}" if staged.attributes else "")
         ),
         rows=[staged],
     )
@@ -72,4 +74,4 @@ def fill(con: duckdb.DuckDBPyConnection, experiment_ids: list[int], staged: Stag
     """Insert the staged rows under their experiments' ids, in storage order (see
     `riskcov.formats.per_sample.store_rows`), and drop what staging left."""
     store(con, staged.layout, experiment_ids)
-    drop(con, "staged_samples", "staged_scores", staged.layout.table)
+    drop(con, "staged_samples", "staged_scores", "staged_attributes", staged.layout.table)

@@ -17,6 +17,7 @@ typed, so a JSON `true` is not a number even though the CSV text `1` is.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,8 @@ OPTIONAL = (
     "cluster",
 )
 KNOWN = "sample_id, confidence, confidence_<name>, " + ", ".join(OPTIONAL)
+# a column this close to a known name is taken for a misspelling of it, not for an attribute
+_MISSPELT = 0.8
 _CSF_NAME = re.compile(r"[a-z0-9_]+")
 _NULL = "'value is null'"
 # column -> role, message for a null (SQL; NULL: allowed), bound; a score column is a NUMBER
@@ -70,6 +73,7 @@ class Source:
     name: str
     sql: str
     kind: str
+    nested: str = ""  # SQL of RAW's column: the value is a JSON object or list ("" when it cannot be)
 
 
 def literal(text: str) -> str:
@@ -174,6 +178,8 @@ def problem(role: str, src: Source, value: str, when_null: str, bound: str = "")
     x = src.sql
     v = f"'value ' || {show(src)} || "
     whens = [f"WHEN {x} IS NULL THEN {when_null}"]
+    if src.nested:
+        whens.append(f"WHEN {src.nested} THEN 'value is a JSON object or list; a cell holds one value'")
     if role == NUMBER:
         whens += [
             f"WHEN {value} IS NULL THEN {v}' is not a number'",
@@ -207,11 +213,13 @@ def problem(role: str, src: Source, value: str, when_null: str, bound: str = "")
 
 @dataclass(frozen=True)
 class Plan:
-    """The checked header: the columns in file order, the CSFs (sorted), the loss source."""
+    """The checked header: the columns in file order, the CSFs (sorted), the loss source, the
+    attributes (every other column, in file order: docs/formats.md)."""
 
     order: tuple[Source, ...]
     csfs: dict[str, Source]
     loss_source: str  # "loss" | "correct" | "label_prediction"
+    attributes: tuple[Source, ...] = ()
 
     def get(self, name: str) -> Source | None:
         return next((s for s in self.order if s.name == name), None)
@@ -221,8 +229,22 @@ def _shown(name: str) -> str:
     return name if name.isprintable() else repr(name)
 
 
+def _misspelt(name: str) -> str | None:
+    """The known column `name` looks like a misspelling of, if any.
+
+    >>> _misspelt("confidnce"), _misspelt("Label"), _misspelt("site"), _misspelt("confidence_x")
+    ('confidence', 'label', None, None)
+    """
+    known = ["sample_id", "confidence", *OPTIONAL]
+    if name in known or name.startswith("confidence_"):
+        return None
+    found = difflib.get_close_matches(name.lower(), known, n=1, cutoff=_MISSPELT)
+    return found[0] if found else None
+
+
 def plan_columns(path: Path, sources: list[Source]) -> Plan:
-    """Check the header: names known and unique, a sample_id, a score, exactly one loss.
+    """Check the header: names unique, a sample_id, a score, exactly one loss; any other column
+    is an attribute, unless its name looks like a misspelt known one.
 
     >>> plan_columns(Path("x.csv"), [Source("sample_id", "c0", TEXT)])
     Traceback (most recent call last):
@@ -230,6 +252,7 @@ def plan_columns(path: Path, sources: list[Source]) -> Plan:
     """
     seen: set[str] = set()
     csfs: dict[str, Source] = {}
+    attributes: list[Source] = []
     for i, s in enumerate(sources):
         if s.name == "":
             raise InputError(f"{path}: column {i + 1} has no name")
@@ -247,7 +270,13 @@ def plan_columns(path: Path, sources: list[Source]) -> Plan:
                 raise InputError(f"{path}: columns {csfs[csf].name} and {s.name} both give CSF {csf}")
             csfs[csf] = s
         elif s.name != "sample_id" and s.name not in OPTIONAL:
-            raise InputError(f"{path}: column {_shown(s.name)}: unknown column; known: {KNOWN}")
+            close = _misspelt(s.name)
+            if close is not None:
+                raise InputError(
+                    f"{path}: column {_shown(s.name)}: unknown column, close to {close}; "
+                    f"rename it if it is an attribute (known: {KNOWN})"
+                )
+            attributes.append(s)
     if "sample_id" not in seen:
         raise InputError(f"{path}: no sample_id column")
     if not csfs:
@@ -264,6 +293,7 @@ def plan_columns(path: Path, sources: list[Source]) -> Plan:
         order=tuple(sources),
         csfs=dict(sorted(csfs.items())),
         loss_source="label_prediction" if source == "label" else source,
+        attributes=tuple(attributes),
     )
 
 
@@ -281,6 +311,8 @@ def typed_sql(plan: Plan, experiment: dict[str, str], cluster_key: str, row_numb
     parsed, problems = [], []
     for s in plan.order:
         role, when_null, bound = _RULES.get(s.name, (NUMBER, "", ""))
+        if s in plan.attributes:  # text, numbers as text; null allowed
+            role, when_null = NAME, "NULL"
         if s in plan.csfs.values():  # a score: null only where abstained
             when_null = (
                 f"CASE WHEN {abstained} = false THEN 'value is null but the sample is not abstained' END"
@@ -309,11 +341,13 @@ def typed_sql(plan: Plan, experiment: dict[str, str], cluster_key: str, row_numb
             f"CASE WHEN {abstained} THEN NULL ELSE {val[s.name]} END AS s{j}"
             for j, s in enumerate(plan.csfs.values())
         ),
+        *(f"{val[s.name]} AS a{j}" for j, s in enumerate(plan.attributes)),
     ]
     checks = [f"{p} AS p{i}" for i, p in enumerate(problems)]
     at = " ".join(f"WHEN p{i} IS NOT NULL THEN {i}" for i in range(len(problems)))
     ps = ", ".join(f"p{i}" for i in range(len(problems)))
-    inner = ", ".join([f"{row_number} AS row_number", *(s.sql for s in plan.order), *parsed])
+    raw = [*(s.sql for s in plan.order), *(s.nested for s in plan.order if s.nested)]
+    inner = ", ".join([f"{row_number} AS row_number", *raw, *parsed])
     return (
         f"CREATE TEMP TABLE {TYPED} AS SELECT * EXCLUDE ({ps}), coalesce({ps}) AS problem, "
         f"CASE {at} END AS problem_at FROM (SELECT row_number, {', '.join(values + checks)} "

@@ -12,12 +12,15 @@ row, then leftmost column) as one line, and only then lays the rows out for `fil
   within its experiment: numeric order for an integer column, else text order; docs/metrics.md's
   sorted participants), `abstained`, `loss`, `label`, `prediction`, `prob`;
 - `staged_scores`: one row per sample and score column (`confidence` is CSF `confidence`,
-  `confidence_<name>` is CSF `<name>`); NULL for an abstained sample, whatever the file says.
+  `confidence_<name>` is CSF `<name>`); NULL for an abstained sample, whatever the file says;
+- `staged_attributes`: one row per sample and attribute column (`name`, `value` as text).
 
 Decisions: a null in a present method/seed/split/domain/cluster/abstained column is an error
 (a default applies only to a missing column); the loss columns are required on every row,
 abstained or not; with `loss` or `correct` given, `label` and `prediction` are kept as class
-ids; unknown columns are refused (a typo would otherwise drop a score silently). Ids are
+ids; any other column is an attribute (text; numbers and booleans as text; null allowed),
+stored in `sample_attributes` for `evaluate --group`, unless its name is close to a known
+column's (a typo would otherwise drop a score or a loss silently: it is refused). Ids are
 integers when the column is typed as integers, or, in a CSV, when every value is spelled as
 one. Booleans are `true`/`false` (any case) or 0/1.
 
@@ -87,7 +90,7 @@ _INTS = {
 }
 _EXPERIMENT = "method, seed, split, domain"
 _NESTED = re.compile(r"\[\]$|^(STRUCT|MAP|UNION|LIST|ARRAY)\b|\[\d+\]$")
-_STAGED = ("staged_samples", "staged_scores", RAW, TYPED, EXPS, ORDERED)
+_STAGED = ("staged_samples", "staged_scores", "staged_attributes", RAW, TYPED, EXPS, ORDERED)
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,11 @@ class StagedSamples:
     columns: tuple[str, ...]  # the file's columns, in file order
     numeric_clusters: bool  # cluster_no follows numeric order (else text order)
     layout: Layout  # where `fill` finds the rows
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """The attribute columns (docs/formats.md), in file order."""
+        return self.layout.attributes
 
     @property
     def has_prob(self) -> bool:
@@ -232,11 +240,14 @@ def typed_columns(
                 f"column {name} is a nested {duck_type}; per-sample columns hold one value per row"
             )
         ident = '"' + name.replace('"', '""') + '"'
-        kind = _kind(duck_type)
+        kind, nested = _kind(duck_type), ""
+        if duck_type == "JSON":  # a JSON lines column of mixed or nested values
+            select.append(f"coalesce(json_type({ident}) IN ('OBJECT', 'ARRAY'), false) AS n{i}")
+            nested = f"n{i}"
         if kind == TEXT and duck_type != "VARCHAR":
             ident = f"({ident} ->> '$')" if duck_type == "JSON" else f"CAST({ident} AS VARCHAR)"
         select.append(f"{ident} AS c{i}")
-        sources.append(Source(renames.get(name, name), f"c{i}", kind))
+        sources.append(Source(renames.get(name, name), f"c{i}", kind, nested))
     return sources, select
 
 
@@ -348,7 +359,7 @@ def stage(
         drop(con, RAW)
         _raise_first_problem(con, label, plan)
         found = experiments(con)
-        layout = rows_in_order(con, tuple(plan.csfs), numeric)
+        layout = rows_in_order(con, tuple(plan.csfs), numeric, tuple(a.name for a in plan.attributes))
         inspection_views(con, layout, "cluster_key" if numeric else "cluster")
     except BaseException:
         drop(con, *_STAGED)

@@ -1,5 +1,5 @@
-"""Per-sample rows in storage order (docs/formats.md): from the validated TYPED table to `samples` and
-`sample_scores`, with as few passes over the rows as the file allows.
+"""Per-sample rows in storage order (docs/formats.md): from the validated TYPED table to `samples`,
+`sample_scores` and `sample_attributes`, with as few passes over the rows as the file allows.
 
 The warehouse keeps a run's rows in (experiment, file order) for `samples` and (experiment,
 CSF, file order) for `sample_scores`. Each experiment is one block of rows: `rows_in_order`
@@ -10,6 +10,9 @@ its own INSERT (a rowid range, so DuckDB skips the other row groups; the sample 
 row's offset in its block): no join on sample ids and no sort of the 3 x 5 M score rows.
 Beyond `SLICED_MAX` experiments, one INSERT per table over ORDERED replaces the statements per
 block (the scores then take one sort).
+
+The statements are the templates of sql/per_sample/ (riskcov.formats.per_sample.sql_templates),
+filled with the table names and the file's score and attribute columns.
 
 Per-sample ids are mostly distinct, where DuckDB's dictionary+FSST string compression buys
 little and costs time on every value (for sample_id and again for cluster):
@@ -27,6 +30,7 @@ from itertools import accumulate
 import duckdb
 
 from riskcov.formats.per_sample.column_checks import TYPED, literal
+from riskcov.formats.per_sample.sql_templates import render
 
 ORDERED, EXPS = "_riskcov_samples_ordered", "_riskcov_samples_experiments"
 EXPERIMENT = "method, seed, split, domain"
@@ -45,6 +49,7 @@ class Layout:
     counts: tuple[int, ...]
     csfs: tuple[str, ...]  # column s{j} of `table` holds CSF csfs[j]
     numeric_clusters: bool
+    attributes: tuple[str, ...] = ()  # column a{j} of `table` holds attribute attributes[j]
 
 
 def drop(con: duckdb.DuckDBPyConnection, *names: str) -> None:
@@ -70,17 +75,16 @@ def first_rowid(con: duckdb.DuckDBPyConnection, table: str) -> int:
 def experiments(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int, str, str, int, int]]:
     """Create EXPS (one row per experiment of TYPED, `exp_no` 1.. in sorted order, where its
     rows are) and return (method, seed, split, domain, n, n_abstained) per experiment."""
-    base = first_rowid(con, TYPED)
-    con.execute(f"""CREATE TEMP TABLE {EXPS} AS
-        SELECT *, row_number() OVER (ORDER BY {EXPERIMENT}) AS exp_no FROM (
-            SELECT {EXPERIMENT}, count(*) AS n, count(*) FILTER (WHERE abstained) AS n_abstained,
-                min(row_number) AS first_row, max(row_number) AS last_row,
-                bool_and(rowid - {base} + 1 = row_number) AS by_rowid
-            FROM {TYPED} GROUP BY ALL)""")
+    con.execute(render("experiments", experiments=EXPS, typed=TYPED, base=first_rowid(con, TYPED)))
     return con.execute(f"SELECT {EXPERIMENT}, n, n_abstained FROM {EXPS} ORDER BY exp_no").fetchall()
 
 
-def rows_in_order(con: duckdb.DuckDBPyConnection, csfs: Sequence[str], numeric_clusters: bool) -> Layout:
+def rows_in_order(
+    con: duckdb.DuckDBPyConnection,
+    csfs: Sequence[str],
+    numeric_clusters: bool,
+    attributes: Sequence[str] = (),
+) -> Layout:
     """The layout of the staged rows: TYPED when its experiments are already consecutive
     blocks in sorted order (no copy), else ORDERED, TYPED sorted by (experiment, row)."""
     found = con.execute(f"SELECT n, first_row, last_row, by_rowid FROM {EXPS} ORDER BY exp_no").fetchall()
@@ -93,26 +97,44 @@ def rows_in_order(con: duckdb.DuckDBPyConnection, csfs: Sequence[str], numeric_c
     table = TYPED
     if not in_order or len(found) > SLICED_MAX:
         table = ORDERED
-        con.execute(f"""CREATE TEMP TABLE {ORDERED} AS SELECT t.*, e.exp_no FROM {TYPED} AS t
-            JOIN {EXPS} AS e USING ({EXPERIMENT}) ORDER BY e.exp_no, t.row_number""")
+        con.execute(render("ordered", ordered=ORDERED, typed=TYPED, experiments=EXPS))
         drop(con, TYPED)
-    return Layout(table, first_rowid(con, table), starts, counts, tuple(csfs), numeric_clusters)
+    return Layout(
+        table, first_rowid(con, table), starts, counts, tuple(csfs), numeric_clusters, tuple(attributes)
+    )
 
 
 def inspection_views(con: duckdb.DuckDBPyConnection, layout: Layout, cluster_order: str) -> None:
-    """TEMP VIEWs staged_samples and staged_scores over the layout (see `stage_samples`); they
-    are computed only when read, so the ingest itself never pays for their windows."""
-    by = f"PARTITION BY {EXPERIMENT}"
-    con.execute(f"""CREATE TEMP VIEW staged_samples AS SELECT {EXPERIMENT}, row_number,
-            row_number() OVER ({by} ORDER BY row_number) - 1 AS sample_index, sample_id, cluster,
-            dense_rank() OVER ({by} ORDER BY {cluster_order}) AS cluster_no, abstained, loss, label,
-            prediction, prob
-        FROM {layout.table}""")
-    scores = " UNION ALL ".join(
-        f"SELECT {EXPERIMENT}, sample_id, {literal(csf)} AS csf, s{j} AS confidence FROM {layout.table}"
-        for j, csf in enumerate(layout.csfs)
-    )
+    """TEMP VIEWs staged_samples, staged_scores and staged_attributes over the layout (see
+    `stage_samples`); they are computed only when read, so the ingest itself never pays for their windows."""
+    con.execute(render("staged_samples", table=layout.table, cluster_order=cluster_order))
+    scores = columns_as_rows(layout.table, layout.csfs, "s", "csf", "confidence")
     con.execute(f"CREATE TEMP VIEW staged_scores AS {scores}")
+    attributes = columns_as_rows(layout.table, layout.attributes, "a", "name", "value")
+    none = render("staged_column", table=layout.table, name="''", column="label", key="name", value="value")
+    con.execute(f"CREATE TEMP VIEW staged_attributes AS {attributes or none + ' WHERE false'}")
+
+
+def columns_as_rows(table: str, names: Sequence[str], prefix: str, key: str, value: str) -> str:
+    """The staged columns {prefix}0, {prefix}1, ... of `table` as one relation of rows (sample,
+    `key` = the column's name, `value`): template staged_column per column, by UNION ALL; ""
+    without columns.
+
+    >>> print(columns_as_rows("t", ["a", "b"], "s", "csf", "confidence"))  # doctest: +NORMALIZE_WHITESPACE
+    SELECT method, seed, split, domain, sample_id, 'a' AS csf, s0 AS confidence FROM t
+    UNION ALL
+    SELECT method, seed, split, domain, sample_id, 'b' AS csf, s1 AS confidence FROM t
+    """
+    parts = [
+        _statement("staged_column", table=table, name=literal(n), column=f"{prefix}{j}", key=key, value=value)
+        for j, n in enumerate(names)
+    ]
+    return "\nUNION ALL\n".join(parts)
+
+
+def _statement(template: str, /, **fields: object) -> str:
+    """A template's statement without its header comments (to be joined into a larger one)."""
+    return "\n".join(line for line in render(template, **fields).splitlines() if not line.startswith("--"))
 
 
 @cache
@@ -132,6 +154,11 @@ def store(con: duckdb.DuckDBPyConnection, layout: Layout, experiment_ids: Sequen
     cluster_int = "CAST(cluster AS BIGINT)" if layout.numeric_clusters else "NULL"
     values = f"sample_id, cluster, {cluster_int}, abstained, loss, label, prediction, prob"
     t = layout.table
+    columns = [
+        ("samples", values),
+        *(("sample_scores", f"{literal(csf)}, s{j}") for j, csf in enumerate(layout.csfs)),
+        *(("sample_attributes", f"{literal(name)}, a{j}") for j, name in enumerate(layout.attributes)),
+    ]
     row = con.execute(
         "SELECT current_setting('disabled_compression_methods'), current_setting('preserve_insertion_order')"
     ).fetchone()
@@ -144,21 +171,34 @@ def store(con: duckdb.DuckDBPyConnection, layout: Layout, experiment_ids: Sequen
         if len(experiment_ids) <= SLICED_MAX:
             for eid, at, n in zip(experiment_ids, layout.starts, layout.counts, strict=True):
                 start = layout.base + at
-                block = f"FROM {t} WHERE rowid BETWEEN {start} AND {start + n - 1}"
-                con.execute(f"INSERT INTO samples SELECT {eid}, rowid - {start}, {values} {block}")
-                for j, csf in enumerate(layout.csfs):
-                    score = f"{eid}, rowid - {start}, {literal(csf)}, s{j}"
-                    con.execute(f"INSERT INTO sample_scores SELECT {score} {block}")
+                for target, cells in columns:  # samples, then each score, then each attribute
+                    block = {"table": t, "start": start, "last": start + n - 1}
+                    con.execute(
+                        render("insert_block", target=target, experiment_id=eid, values=cells, **block)
+                    )
         else:  # t is ORDERED, with exp_no
             ids, starts = f"{list(experiment_ids)}", f"{[layout.base + s for s in layout.starts]}"
-            key = f"{ids}[exp_no], rowid - {starts}[exp_no]"
-            con.execute(f"INSERT INTO samples SELECT {key}, {values} FROM {t}")
+            con.execute(
+                render("insert_all", target="samples", ids=ids, starts=starts, table=t, values=values)
+            )
             csfs = "[" + ", ".join(literal(c) for c in layout.csfs) + "]"
             scores = "[" + ", ".join(f"s{j}" for j in range(len(layout.csfs))) + "]"
-            con.execute(f"""INSERT INTO sample_scores SELECT {ids}[exp_no], i, {csfs}[j], confidence
-                FROM (SELECT exp_no, rowid - {starts}[exp_no] AS i, j, {scores}[j] AS confidence
-                      FROM {t} CROSS JOIN range(1, {len(layout.csfs) + 1}) AS c(j))
-                ORDER BY exp_no, j, i""")
+            n_csfs = len(layout.csfs)
+            con.execute(
+                render(
+                    "insert_all_scores",
+                    ids=ids,
+                    starts=starts,
+                    table=t,
+                    csfs=csfs,
+                    columns=scores,
+                    n_csfs=n_csfs,
+                )
+            )
+            for target, cells in columns[1 + n_csfs :]:
+                con.execute(
+                    render("insert_all", target=target, ids=ids, starts=starts, table=t, values=cells)
+                )
     finally:
         con.execute(f"SET disabled_compression_methods = {literal(before)}")
         if not kept_order:
