@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.metrics import curve_grid, interpolated, plateau_stream
+from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one, single_threaded
@@ -182,11 +182,13 @@ def compute(
     estimator: str,
     curve_points: int | None = None,
     stream: tuple[plateau_stream.Plan, tuple[Any, Any, Any]] | None = None,
+    cumulative: tuple[cells.Plan, tuple[Any, Any, Any]] | None = None,
 ) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`
     (and, with `curve_points`, replicate 0's curve sampled at that many coverages). With
     `stream` (plateau_stream.plan's plan and the chunk's sample rows as loaded), the working
-    points come from the cells sorted once when every block is exact."""
+    points come from the cells sorted once when every block is exact; with `cumulative`
+    (cells.plan's plan and the chunk's sample rows), from the cumulative cells likewise."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
@@ -206,6 +208,8 @@ def compute(
     running = "rc_running_exact" if exact and exact[0] else "rc_running"
     if stream is not None and running == "rc_running_exact":
         plateau_stream.points(con, stream[0], weights)
+    elif cumulative is not None and running == "rc_running_exact":
+        cells.points(con, *cumulative)
     else:
         con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
     m = single_threaded(
