@@ -181,3 +181,20 @@ def test_a_replicate_without_a_series_totals_raises(con):
         con.execute(
             "FROM rc_cell_points('cumulative', 'weights', 'totals', 'series_info', 4.0, 4.0)"
         ).fetchall()
+
+
+@given(st.integers(1, 300_000), st.integers(0, 64), st.integers(0, 3 * 64))
+def test_the_packing_holds_every_replicate_exactly(participants, max_items, max_loss):
+    """Every field's largest weighted sum stays below its base, and the packed whole below
+    2^53, or bases() declines (the chunked path then runs)."""
+    fits = cells.bases(participants, max_items, max_loss)
+    k_bits = (participants * max_items).bit_length()
+    l_bits = (participants * max_loss).bit_length()
+    if fits is None:
+        assert 2 * (k_bits + l_bits) > 53
+        return
+    k_base, l_base = fits
+    assert participants * max_items < k_base and participants * max_loss < l_base
+    largest = (((participants * max_items) * l_base + participants * max_loss) * k_base) * l_base
+    largest += (participants * max_items) * l_base + participants * max_loss
+    assert largest < (k_base * l_base) ** 2 <= 2**53
