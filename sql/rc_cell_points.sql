@@ -7,9 +7,9 @@
 -- and the same sums at the plateau before (exact: integer sums below 2^53); a plateau no drawn
 -- participant predicts at adds no item (k = 0) and is no working point. A skipped plateau adds
 -- no loss either, so the point before a point is the series' plateau before it: no window.
--- A replicate's totals come as lists in series_no order, one row per replicate; the lists'
--- length is checked against the series count, so a missing block raises rather than shifts
--- the others.
+-- A replicate's totals come as lists in series_no order, one row per replicate, one element
+-- per series of `series_info` (NULL where the replicate draws no one of the series' population:
+-- then the series has no points in it either).
 -- Order: the points come in (replicate, series, plateau) order, every block (series,
 -- replicate) contiguous and in plateau order as the metric macros read them, with no sort:
 -- the replicates are sorted (a few rows), each is paired with the one row of lists, and
@@ -19,16 +19,16 @@
 -- rather than give wrong points.
 CREATE OR REPLACE MACRO rc_cell_points(cumulative, weights, totals, series_info, k_base, l_base) AS TABLE
 WITH per_replicate AS (
-    SELECT replicate, list(n_total ORDER BY series) AS n_totals,
-           list(k_total ORDER BY series) AS k_totals, list(loss_scale ORDER BY series) AS scales,
-           count(*) AS blocks
-    FROM query_table(totals) GROUP BY replicate
+    SELECT w.replicate, list(t.n_total ORDER BY s.series) AS n_totals,
+           list(t.k_total ORDER BY s.series) AS k_totals, list(s.loss_scale ORDER BY s.series) AS scales
+    FROM (SELECT replicate FROM query_table(weights)) AS w
+    CROSS JOIN query_table(series_info) AS s
+    LEFT JOIN query_table(totals) AS t ON t.series = s.series AND t.replicate = w.replicate
+    GROUP BY w.replicate
 ),
 weighted AS (
     SELECT w.replicate, w.m, t.n_totals, t.k_totals, t.scales
     FROM query_table(weights) AS w JOIN per_replicate AS t USING (replicate)
-    WHERE CASE WHEN t.blocks <> (SELECT count(*) FROM query_table(series_info))
-               THEN error('rc_cell_points: a replicate lacks the totals of a series') ELSE true END
     ORDER BY w.replicate
 ),
 cells AS (

@@ -1,7 +1,7 @@
 """rc_cumulative_cells and rc_cell_points (the few-cluster path of metrics/cells.py): every working
 point of every replicate equals an oracle's plateau sums exactly (integer losses), with the
-predecessor values of the plateau before; the rows come out in (replicate, series, plateau)
-order; rows out of that order and a replicate without a series' totals raise."""
+predecessor values of the plateau before, and the chunked macros' points; the rows come out in
+(replicate, series, plateau) order, and rows out of that order raise."""
 
 from __future__ import annotations
 
@@ -172,15 +172,23 @@ def test_rows_out_of_plateau_order_raise(con):
         ).fetchall()
 
 
-def test_a_replicate_without_a_series_totals_raises(con):
-    rows = [(s, 0, 1, 0, 0.5, 1.0, 1.0) for s in (0, 1)]
-    _load(con, rows, [{1: 1}])
-    _points(con, (4, 4))
-    con.execute("DELETE FROM totals WHERE series = 1")
-    with pytest.raises(duckdb.Error, match="lacks the totals of a series"):
-        con.execute(
-            "FROM rc_cell_points('cumulative', 'weights', 'totals', 'series_info', 4.0, 4.0)"
-        ).fetchall()
+def test_a_replicate_drawing_no_one_of_a_population(con):
+    """Two series of disjoint populations: a replicate that draws only the second one's
+    participants has no block of the first, and the second's totals stay in place."""
+    rows = [(0, 0, pid, i, c, float(i % 2), 1.0) for pid in (1, 2) for i, c in enumerate([0.9, 0.5])]
+    rows += [(1, 1, pid, i, c, float(i % 3), 3.0) for pid in (3, 4) for i, c in enumerate([0.8, 0.2, 0.8])]
+    _load(con, rows, [dict.fromkeys((1, 2, 3, 4), 1), {3: 2, 4: 2}])
+    _points(con, (16, 32))
+    columns = "series, replicate, plateau, k_cum, l_cum, n_total, coverage, selective_risk, coverage_prev"
+    mine = con.execute(
+        f"SELECT {columns} FROM rc_cell_points('cumulative', 'weights', 'totals', 'series_info', 16.0, 32.0) "
+        "ORDER BY series, replicate, plateau"
+    ).fetchall()
+    chunked = con.execute(
+        f"WITH increments AS (FROM rc_plateaus('scored', 'cells', 'samples')) SELECT {columns} "
+        "FROM rc_running_exact('increments', 'totals') ORDER BY series, replicate, plateau"
+    ).fetchall()
+    assert mine == chunked and {(s, r) for s, r, *_ in mine} == {(0, 0), (1, 0), (1, 1)}
 
 
 @given(st.integers(1, 300_000), st.integers(0, 64), st.integers(0, 3 * 64))
