@@ -21,7 +21,7 @@ from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import groups
 from riskcov.evaluation.options import Options
 from riskcov.ingest.inputs import Input, analysis_set, resolve
-from riskcov.metrics import balanced, chunks, cost_curves, engine, plateau_stream
+from riskcov.metrics import balanced, cells, chunks, cost_curves, engine, plateau_stream
 from riskcov.report import artifact, store
 from riskcov.scoring.choose import choose, choose_samples
 from riskcov.scoring.scored import Series, build_scored
@@ -310,6 +310,8 @@ def _compute_all(
     chunk, workers = engine.plan_chunks(con, b)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
     stream = plateau_stream.plan(con, participants)  # None: the chunked path's sort per chunk
+    # few clusters: cumulative cells, or None (docs/performance.md, the shape rule)
+    cumulative = cells.plan(con, participants, allowed=stream is None)
     total = engine.Results(b + 1)
     lock = threading.Lock()  # chunks finish on several threads
     done = 0
@@ -331,6 +333,7 @@ def _compute_all(
             estimator=opts.estimator,
             curve_points=opts.curve_points,
             stream=None if stream is None else (stream, draws),
+            cumulative=None if cumulative is None else (cumulative, draws.rows()),
         )
         if with_balanced:  # over the chunk's working points, before they are dropped
             balanced.compute(cur, series, total)

@@ -39,6 +39,8 @@ SHARED = (
     "eval_group_cells",
     "eval_stream_people",
     "eval_stream_losses",
+    # cells.TABLE: the few-cluster path's cumulative cells
+    "eval_cumulative_cells",
 )
 _names = itertools.count(1)
 Chunk = TypeVar("Chunk")

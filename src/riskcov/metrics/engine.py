@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.metrics import curve_grid, interpolated, plateau_stream
+from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one, single_threaded
@@ -182,12 +182,14 @@ def compute(
     estimator: str,
     curve_points: int | None = None,
     stream: tuple[plateau_stream.Plan, plateau_stream.Draws] | None = None,
+    cumulative: tuple[cells.Plan, tuple[Any, Any, Any]] | None = None,
 ) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`
     (and, with `curve_points`, replicate 0's curve sampled at that many coverages). With
     `stream` (plateau_stream.plan's plan and the chunk's draws), the working points come
     from the cells sorted once when every block is exact, and eval_samples need not be loaded
-    unless the chunk holds replicate 0 (its curves read it) or the caller reads it."""
+    unless the chunk holds replicate 0 (its curves read it) or the caller reads it; with
+    `cumulative` (cells.plan's plan and the chunk's sample rows), from the cumulative cells."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
@@ -207,6 +209,8 @@ def compute(
     running = "rc_running_exact" if exact and exact[0] else "rc_running"
     if stream is not None and running == "rc_running_exact":
         plateau_stream.points(con, stream[0], weights)
+    elif cumulative is not None and running == "rc_running_exact":
+        cells.points(con, *cumulative)
     else:
         if stream is not None:  # the sort-once path's callers load eval_samples only where it is read
             load_samples(con, *stream[1].rows())

@@ -1,0 +1,62 @@
+-- RC working points (docs/metrics.md) of a chunk of bootstrap replicates on the few-cluster path
+-- (metrics/cells.py): the same rows as rc_running_exact over rc_plateaus, from the cumulative
+-- cells built once. `cumulative` names rc_cumulative_cells (one row of lists, packed with k_base
+-- and l_base), `weights` a relation (replicate, m DOUBLE[]: each participant's multiplicity in
+-- draw order), `totals` rc_totals of the same replicates, every block exact, `series_info`
+-- rc_series(scored). A plateau's packed inner product with m holds the replicate's k_cum, l_cum
+-- and the same sums at the plateau before (exact: integer sums below 2^53); a plateau no drawn
+-- participant predicts at adds no item (k = 0) and is no working point. A skipped plateau adds
+-- no loss either, so the point before a point is the series' plateau before it: no window.
+-- A replicate's totals come as lists in series_no order, one row per replicate, one element
+-- per series of `series_info` (NULL where the replicate draws no one of the series' population:
+-- then the series has no points in it either).
+-- Order: the points come in (replicate, series, plateau) order, every block (series,
+-- replicate) contiguous and in plateau order as the metric macros read them, with no sort:
+-- the replicates are sorted (a few rows), each is paired with the one row of lists, and
+-- UNNEST gives a row's elements in list order. That the rows then reach the stored table in
+-- that order is DuckDB's behaviour (a streaming pipeline with preserve_insertion_order), not
+-- a SQL guarantee, so each row checks it against the row before: rows out of order raise
+-- rather than give wrong points.
+CREATE OR REPLACE MACRO rc_cell_points(cumulative, weights, totals, series_info, k_base, l_base) AS TABLE
+WITH per_replicate AS (
+    SELECT w.replicate, list(t.n_total ORDER BY s.series) AS n_totals,
+           list(t.k_total ORDER BY s.series) AS k_totals, list(s.loss_scale ORDER BY s.series) AS scales
+    FROM (SELECT replicate FROM query_table(weights)) AS w
+    CROSS JOIN query_table(series_info) AS s
+    LEFT JOIN query_table(totals) AS t ON t.series = s.series AND t.replicate = w.replicate
+    GROUP BY w.replicate
+),
+weighted AS (
+    SELECT w.replicate, w.m, t.n_totals, t.k_totals, t.scales
+    FROM query_table(weights) AS w JOIN per_replicate AS t USING (replicate)
+    ORDER BY w.replicate
+),
+cells AS (
+    SELECT w.replicate, w.m, w.n_totals, w.k_totals, w.scales,
+           unnest(c.series) AS series, unnest(c.series_no) AS series_no, unnest(c.plateau) AS plateau,
+           unnest(c.threshold) AS threshold, unnest(c.packed) AS packed
+    FROM weighted AS w CROSS JOIN query_table(cumulative) AS c
+),
+products AS (
+    SELECT replicate, series, series_no, plateau, threshold, n_totals, k_totals, scales,
+           list_inner_product(m, packed) AS x,
+           (lag(replicate, 1, -1) OVER (), lag(series, 1, -1) OVER (), lag(plateau, 1, -1) OVER ())
+               < (replicate, series, plateau) AS in_order
+    FROM cells
+),
+fields AS (
+    SELECT *, floor(x / (l_base * k_base * l_base)) AS k_cum,
+           x - floor(x / (l_base * k_base)) * (l_base * k_base) AS previous
+    FROM products
+    WHERE CASE WHEN in_order THEN true ELSE error('rc_cell_points: rows out of plateau order') END
+),
+points AS (
+    SELECT series, replicate, plateau, threshold,
+           k_cum - floor(previous / l_base) AS k, k_cum,
+           floor(x / (l_base * k_base)) - k_cum * l_base AS l_cum,
+           previous - floor(previous / l_base) * l_base AS l_prev,
+           n_totals[series_no] AS n_total, k_totals[series_no] AS k_total, scales[series_no] AS loss_scale
+    FROM fields
+    WHERE k_cum > floor(previous / l_base)
+)
+FROM rc_point_columns('points');

@@ -1,0 +1,135 @@
+"""Replicate working points by cumulative cells: the few-cluster path of "sort once"
+(docs/performance.md, the shape rule).
+
+A bootstrap replicate does not change the order of items by confidence, only how many times
+each participant (cluster) is drawn. With few participants, `plan` stores once, per series and
+plateau, every participant's cumulative predicted items and raw loss up to that plateau and up
+to the one before (rc_cumulative_cells: one list over the participants in draw order, the four
+integers packed into one double). A replicate's working point at a plateau is then one inner
+product of its multiplicities with that list (rc_cell_points): no join by participant, no
+window, no per-replicate running sum. The points are the rows rc_running_exact gives over
+rc_plateaus, bit for bit: every number is an integer-valued sum below 2^53, exact in any
+order, and the metric macros read them as they read the chunked path's points.
+
+When (`plan` decides once per evaluation; otherwise the chunked path, engine.POINTS_SQL):
+- every loss is integer-valued (PHQ-8's abs errors, 0/1 losses); continuous losses keep the
+  chunked path, whose sums are compensated in a fixed order;
+- the packing fits: with P participants, a replicate's sums are at most P times a
+  participant's largest (items, loss) in a series, and the four fields' bits together must
+  stay within 53 (PHQ-8: 41 participants use 38 bits, 189 use 48);
+- the inner products cost less than the join they replace: P x plateaus at most
+  MAX_PRODUCTS_PER_CELL x predicted cells over all series (a replicate multiplies P numbers per
+  plateau, where the chunked path joins about 0.63 of the cells and sorts them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from riskcov.warehouse.duckdb_helpers import one, one_thread, registered
+
+TABLE = "eval_cumulative_cells"
+# the cost rule above; see docs/performance.md for the measurements behind it
+MAX_PRODUCTS_PER_CELL = 48
+# the packed double holds integers below 2^53
+PACKED_BITS = 53
+IntArray = np.ndarray[Any, np.dtype[np.int64]]
+
+
+@dataclass
+class Plan:
+    """The participants in draw order and the packing's bases (powers of two)."""
+
+    participants: IntArray
+    draw_order: IntArray
+    k_base: float
+    l_base: float
+
+
+def bases(participants: int, max_items: int, max_loss: int) -> tuple[int, int] | None:
+    """(k_base, l_base): the powers of two above the largest item count and raw loss sum a
+    replicate of `participants` draws can reach in a series, given one participant's largest;
+    None when the four packed fields would not fit in PACKED_BITS.
+
+    >>> bases(41, 8, 24)
+    (512, 1024)
+    >>> bases(100_000, 8, 24) is None
+    True
+    """
+    k_bits = (participants * max_items).bit_length()
+    l_bits = (participants * max_loss).bit_length()
+    if 2 * (k_bits + l_bits) > PACKED_BITS:
+        return None
+    return 1 << k_bits, 1 << l_bits
+
+
+# the shape plan() reads: integral losses, predicted cells, distinct plateaus over all series,
+# and a participant's largest predicted items and raw loss sum in one series
+SHAPE_SQL = """
+    WITH predicted AS (FROM eval_cells WHERE n_pred > 0),
+    most AS (SELECT sum(n_pred) AS n, sum(loss_sum) AS l FROM predicted GROUP BY series, participant_id)
+    SELECT (SELECT coalesce(bool_and(all_integral), true) FROM eval_people),
+           (SELECT count(*) FROM predicted),
+           (SELECT count(DISTINCT (series, plateau)) FROM predicted),
+           (SELECT coalesce(max(n), 0) FROM most), (SELECT coalesce(max(l), 0.0) FROM most)"""
+
+
+def plan(con: duckdb.DuckDBPyConnection, participants: list[int], *, allowed: bool = True) -> Plan | None:
+    """Choose the path by the shape of eval_cells (the module's rule) and, for this path, store
+    TABLE (rc_cumulative_cells in draw order); None, and TABLE empty, for the chunked path
+    (metrics/chunks.py shares it all the same)."""
+    ids = np.asarray(participants, dtype=np.int64)
+    chosen = None
+    row = one(con.execute(SHAPE_SQL))
+    if allowed and row is not None and row[0] and row[1] and len(ids):
+        _, cells, plateaus, max_items, max_loss = row
+        fits = bases(len(ids), int(max_items), int(max_loss))
+        if fits is not None and len(ids) * int(plateaus) <= MAX_PRODUCTS_PER_CELL * int(cells):
+            chosen = Plan(ids, np.argsort(ids, kind="stable"), float(fits[0]), float(fits[1]))
+    if chosen is None:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {TABLE} (n BIGINT)")
+        return None
+    positions = {"participant_id": ids, "position": np.arange(len(ids), dtype=np.int64)}
+    with registered(con, "_draw_order", positions) as draw_order:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {TABLE} AS FROM rc_cumulative_cells("
+            f"'eval_cells', '{draw_order}', 'eval_series', $k_base, $l_base)",
+            {"k_base": chosen.k_base, "l_base": chosen.l_base},
+        )
+    return chosen
+
+
+def weights(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[str, np.ndarray[Any, Any]]:
+    """Sample rows (replicate, participant_id, multiplicity) as bootstrap.sample_chunks yields
+    them, as one row per (replicate, participant in draw order) with its multiplicity (0 when
+    not drawn), replicates in their order."""
+    rep, pid, mult = (np.asarray(a) for a in samples)
+    replicates, row = np.unique(rep, return_inverse=True)
+    p = len(plan.participants)
+    position = plan.draw_order[np.searchsorted(plan.participants, pid, sorter=plan.draw_order)]
+    dense = np.zeros((len(replicates), p), dtype=np.float64)
+    dense[row, position] = mult
+    return {
+        "replicate": np.repeat(replicates.astype(np.int32), p),
+        "position": np.tile(np.arange(p, dtype=np.int32), len(replicates)),
+        "multiplicity": dense.ravel(),
+    }
+
+
+def points(con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, Any]) -> None:
+    """TEMP TABLE eval_points of the replicates in `samples` (eval_totals holds their totals,
+    every block exact), from TABLE: rc_cell_points' rows without k_total, as engine.POINTS_SQL
+    stores them. On one thread: rc_cell_points streams its rows in the order it checks."""
+    with registered(con, "_cell_weights", weights(plan, samples)) as dense, one_thread(con):
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE eval_points AS "
+            "WITH w AS (SELECT replicate, list(multiplicity ORDER BY position) AS m "
+            f"           FROM {dense} GROUP BY replicate) "
+            f"SELECT * EXCLUDE (k_total) FROM rc_cell_points('{TABLE}', 'w', 'eval_totals', 'eval_series', "
+            "$k_base, $l_base)",
+            {"k_base": plan.k_base, "l_base": plan.l_base},
+        )
