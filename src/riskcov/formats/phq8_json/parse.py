@@ -291,7 +291,7 @@ def _parse_doc(
         experiments=[e for e, _ in parsed],
         fill=lambda con, ids: fill(con, ids, rows),
         summary=f"{len(rows)} experiment(s), {n_part} participants, {n_items} items",
-        rows=list(rows),
+        rows=rows,  # the list fill reads: cleared once stored (riskcov.ingest)
     )
 
 
