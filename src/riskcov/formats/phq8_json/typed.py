@@ -177,16 +177,15 @@ def _experiment_rows(data: bytes, start: int, end: int) -> ExperimentRows:
     sigs = _column(ok, "item_signals")
     has_sig = [s is not None and s is not _UNSET for s in sigs]
     with_sig = list(compress(sigs, has_sig))
-    # the item maps' keys (the failed participants' maps too: decoded, not stored)
+    # the item maps' keys: all eight in a successful participant's maps (checked below), any
+    # number in a failed one's (decoded, not stored); the item names hold no ':'
     failed = list(compress(parts, [not s for s in success]))
-    maps = [*preds, *truths, *with_sig]
-    maps += [m for f in _KNOWN[3:] for m in _column(failed, f) if m is not None and m is not _UNSET]
-    given = list(chain.from_iterable(map(_BY_ITEM, maps)))
-    given = [g for g in given if g is not _UNSET]  # present items (all eight when successful)
-    keys += len(given)  # (the item names hold no ':')
-    signals = [g for g in given if type(g) is not int and g is not None]  # item signal objects
-    keys += len(signals) * len(layout)
-    colons += len(signals) * sum(k.count(":") for k in layout)
+    maps = [m for f in _KNOWN[3:] for m in _column(failed, f) if m is not None and m is not _UNSET]
+    given = [g for g in chain.from_iterable(map(_BY_ITEM, maps)) if g is not _UNSET]
+    keys += len(given) + len(ITEMS) * (len(preds) + len(truths) + len(with_sig))
+    n_signals = len(ITEMS) * len(with_sig) + sum(type(g) is not int and g is not None for g in given)
+    keys += n_signals * len(layout)
+    colons += n_signals * sum(k.count(":") for k in layout)
     pred_values = list(chain.from_iterable(map(_BY_ITEM, preds)))
     if _UNSET in pred_values:
         raise _Refused  # a successful participant's map without every item
