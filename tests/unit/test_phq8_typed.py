@@ -96,6 +96,7 @@ def test_a_repeated_key_is_refused(key, occurrence):
         lambda rows: rows[3].update(participant_id=7),
         lambda rows: rows.append({"participant_id": 99, "success": True, "extra": {"a": 1}}),
         lambda rows: rows.clear(),
+        lambda rows: rows[0].update(note=[[[1]]]),  # a nested value in an unknown field
     ],
 )
 def test_the_typed_path_refuses_what_it_does_not_check(change):
@@ -106,6 +107,7 @@ def test_the_typed_path_refuses_what_it_does_not_check(change):
 
 @given(st.lists(st.sampled_from(["a:b", "::", "", "x", ": :"]), min_size=len(TEXT_ROWS)))
 def test_colons_inside_strings_are_counted(texts):
+    """Colons in strings are not key separators: the repeated-key count must not refuse them."""
     rows = copy.deepcopy(TEXT_ROWS)
     for r, t in zip(rows, texts, strict=False):
         r["error"] = t
@@ -114,3 +116,9 @@ def test_colons_inside_strings_are_counted(texts):
     typed = typed_rows(_run(rows))
     assert typed is not None
     assert list(typed.rows[0].participants["error"]) == texts[: len(rows)]
+
+
+def test_nesting_too_deep_for_python_is_left_to_the_full_checker():
+    deep = b"[" * 100_000 + b"]" * 100_000
+    rows = _run(TEXT_ROWS).replace(b'"participant_id": 7,', b'"participant_id": 7, "x": ' + deep + b",", 1)
+    assert typed_rows(rows) is None

@@ -70,7 +70,7 @@ def typed_rows(data: bytes) -> TypedRun | None:
     """The run's participants as columns when the fast path accepts them all, else None."""
     try:
         return _typed(data)
-    except (_Refused, msgspec.MsgspecError, OverflowError, ValueError, TypeError, KeyError):
+    except (_Refused, msgspec.MsgspecError, OverflowError, ValueError, TypeError, KeyError, RecursionError):
         return None
 
 
