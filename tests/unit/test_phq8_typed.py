@@ -20,6 +20,7 @@ from riskcov.formats.phq8_json.typed import typed_rows
 TEXT_ROWS = copy.deepcopy(ROWS)
 TEXT_ROWS[1]["error"] = "timeout: no answer after 30 s"
 TEXT_ROWS[0]["item_signals"]["Sleep"]["inference_marker"] = "said: 'tired'"  # ':' in a value
+TEXT_ROWS[3]["item_signals"]["Tired"]["llm_evidence_count"] = 2**60 + 1  # not exact as a double
 
 
 def _run(*experiments: list[dict[str, Any]], indent: int | None = None) -> bytes:

@@ -51,6 +51,7 @@ _SCALAR = int | float | str | bool | None  # unknown participant fields (nested 
 _KNOWN = ("participant_id", "success", "error", "predicted_items", "ground_truth_items", "item_signals")
 _PROBE = 100  # participants whose keys name the participant struct's fields
 _BY_ITEM = attrgetter(*ITEMS)
+_NUMERIC = (v.INT, v.FLOAT, v.BOOL)
 
 
 class _Refused(Exception):
@@ -200,36 +201,44 @@ def _experiment_rows(data: bytes, start: int, end: int) -> ExperimentRows:
         raise _Refused
     p, i, s = base_columns(pid_column, success, errors, has_sig, (pred, nulls, gt), layout)
     s["extra_signals"] = _extras(items, [k for k in layout if k not in SIGNALS])
+    numeric = [k for k, kind in SIGNALS.items() if kind in _NUMERIC and k in layout]
+    table = _numbers(items, numeric)
     for key, kind in SIGNALS.items():
+        if kind in _NUMERIC:
+            wide = table[:, numeric.index(key)] if key in numeric else np.full(len(items), np.nan)
+            _number(kind, key, wide, items, s)
+            continue
         values = _column(items, key) if key in layout else [None] * len(items)
         if kind == v.TEXT:
-            colons += sum(v.count(":") for v in values if v is not None)
-        _signal(kind, key, values, s)
+            colons += sum(t.count(":") for t in values if t is not None)
+        s[key] = objects(values)  # text, source, lists of floats (ints already floats)
     if data.count(b":", start, end) != keys + colons:
         raise _Refused  # a key given twice somewhere (msgspec kept the last value)
     return ExperimentRows(p, i, s)
 
 
-def _signal(kind: str, key: str, values: list[Any], out: Columns) -> None:
-    """fast.py's column of one known signal, from values msgspec has already type-checked."""
-    if kind in (v.INT, v.FLOAT, v.BOOL):
-        dtype = {v.INT: np.int64, v.FLOAT: np.float64, v.BOOL: np.bool_}[kind]
-        # through doubles (null: NaN, which msgspec never decodes from a number) when exact
-        wide = np.array(values, dtype=np.float64)
-        nulls = np.isnan(wide)
-        if kind != v.INT or not (np.abs(wide[~nulls]) >= 2.0**53).any():
-            wide[nulls] = 0
-            out[key], out[key + "__null"] = wide.astype(dtype), nulls
-            return
-        if nulls.any():
-            filled = np.array(values, dtype=object)
-            filled[nulls] = 0
-            out[key] = filled.astype(dtype)
-        else:
-            out[key] = np.array(values, dtype=dtype)
-        out[key + "__null"] = nulls
-    else:  # text, source and lists of floats (ints already floats, as the validator stores them)
-        out[key] = objects(values)
+def _numbers(items: list[Any], keys: list[str]) -> np.ndarray[Any, Any]:
+    """The numeric signals `keys` of every item as doubles, one column each (null: NaN, which
+    msgspec never decodes from a number): one tuple per item, not one pass per signal."""
+    if not keys:
+        return np.empty((len(items), 0))
+    rows = list(map(attrgetter(*keys), items))
+    return np.array(rows, dtype=np.float64).reshape(len(items), len(keys))
+
+
+def _number(kind: str, key: str, wide: np.ndarray[Any, Any], items: list[Any], out: Columns) -> None:
+    """fast.py's column of one numeric signal and its null mask, from its doubles; an integer
+    signal beyond 2**53 (not exact as a double) is converted from the values themselves."""
+    nulls = np.isnan(wide)
+    dtype = {v.INT: np.int64, v.FLOAT: np.float64, v.BOOL: np.bool_}[kind]
+    if kind != v.INT or not (np.abs(wide[~nulls]) >= 2.0**53).any():
+        values = wide.copy()
+        values[nulls] = 0
+        out[key], out[key + "__null"] = values.astype(dtype), nulls
+        return
+    exact = np.array(_column(items, key), dtype=object)
+    exact[nulls] = 0
+    out[key], out[key + "__null"] = exact.astype(dtype), nulls
 
 
 def _extras(items: list[Any], unknown: list[str]) -> np.ndarray[Any, Any]:
