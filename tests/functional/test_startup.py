@@ -65,3 +65,35 @@ def test_command_modules_have_evaluated_annotations():
     names = [m.name for m in pkgutil.iter_modules(riskcov.cli.__path__, "riskcov.cli.")]
     lazy = [n for n in names if "annotations" in vars(importlib.import_module(n))]
     assert (len(names), lazy) == (16, [])
+
+
+# the console script's ending: an atexit handler registered during the command still runs,
+# output is flushed, the exit status is the command's; no interpreter teardown (os._exit)
+CONSOLE = """
+import atexit, sys
+import riskcov.cli
+atexit.register(lambda: sys.stdout.write("atexit ran\\n"))
+class Module:  # freed when the interpreter tears the modules down, which the console skips
+    def __del__(self):
+        sys.stdout.write("torn down\\n")
+kept = Module()
+sys.argv = ["riskcov", *sys.argv[1:]]
+riskcov.cli.console()
+"""
+
+
+def test_the_console_script_exits_with_the_commands_status_and_output(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+
+    def console(*args: str) -> tuple[int, str, str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", CONSOLE, *args], capture_output=True, text=True, cwd=tmp_path, env=env
+        )
+        return proc.returncode, proc.stdout, proc.stderr
+
+    code, out, err = console("--version")
+    assert (code, out.splitlines()[1:], err) == (0, ["atexit ran"], "")
+    assert out.startswith("riskcov ")
+    code, out, err = console("no-such-command")
+    assert (code, out) == (2, "atexit ran\n")
+    assert "No such command 'no-such-command'" in err

@@ -58,6 +58,9 @@ def _insert_experiments(con: duckdb.DuckDBPyConnection, run: ParsedRun) -> list[
         ids.append(int(row[0]))
         _insert_experiment_row(con, run.run_id, ids[-1], exp)
     run.fill(con, ids)
+    # stored: the parsed columns (a GiB of Python objects for a 100,000-participant run) are not
+    # needed while the metric tables are computed
+    run.rows.clear()
     return ids
 
 

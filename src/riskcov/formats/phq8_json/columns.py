@@ -166,6 +166,43 @@ def to_columns(cols: ExperimentColumns) -> ExperimentRows:
     return ExperimentRows(p, i, s)
 
 
+def base_columns(
+    pids: np.ndarray[Any, Any],
+    success: list[bool],
+    errors: list[str | None],
+    has_sig: list[bool],
+    scores: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]],
+    layout: list[str],
+) -> tuple[Columns, Columns, Columns]:
+    """The participant and item columns, and the signals' key columns, of an experiment whose
+    successful participants all have their eight items (and `has_sig` of them, signals with
+    one key `layout`); `scores`: pred, its null mask and gt of those items in order."""
+    n_items = len(ITEMS)
+    p: Columns = {
+        "participant_id": pids,
+        "success": np.array(success, dtype=bool),
+        "error": objects(errors),
+        "has_signals": np.zeros(len(pids), dtype=bool),
+    }
+    p["has_signals"][p["success"]] = has_sig
+    ok_pids = pids[p["success"]]
+    i: Columns = {
+        "participant_id": np.repeat(ok_pids, n_items),
+        "item_index": np.tile(np.arange(n_items, dtype=np.int16), len(ok_pids)),
+        "item_name": objects(ITEMS * len(ok_pids)),
+        "pred": scores[0],
+        "pred_null": scores[1],
+        "gt": scores[2],
+    }
+    n_with = sum(has_sig)
+    s: Columns = {
+        "participant_id": np.repeat(ok_pids[np.array(has_sig, dtype=bool)], n_items),
+        "item_index": np.tile(np.arange(n_items, dtype=np.int16), n_with),
+        "signal_keys": objects([layout] * (n_with * n_items)),  # one list: store.py's layouts
+    }
+    return p, i, s
+
+
 def objects(values: list[Any]) -> np.ndarray[Any, Any]:
     """An object array of `values`; the trailing None keeps lists from becoming a 2-D array."""
     return np.array([*values, None], dtype=object)[:-1]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from riskcov.formats import Columns
-from riskcov.formats.phq8_json.columns import ExperimentRows, objects
+from riskcov.formats.phq8_json.columns import ExperimentRows, base_columns, objects
 from riskcov.formats.phq8_json.validate import (
     BOOL,
     FLOAT,
@@ -178,35 +178,14 @@ def _rows(rows: list[Any]) -> ExperimentRows:
     _items_maps(with_sig)
     pred, pred_null = _scores(list(chain.from_iterable(map(_BY_ITEM, preds))), nullable=True)
     gt, _ = _scores(list(chain.from_iterable(map(_BY_ITEM, gts))), nullable=False)
-    n_items = len(ITEMS)
-    p: Columns = {
-        "participant_id": pid_column,
-        "success": np.array(success, dtype=bool),
-        "error": objects(errors),
-        "has_signals": np.zeros(len(rows), dtype=bool),
-    }
-    p["has_signals"][p["success"]] = has_sig
-    ok_pids = pid_column[p["success"]]
-    i: Columns = {
-        "participant_id": np.repeat(ok_pids, n_items),
-        "item_index": np.tile(np.arange(n_items, dtype=np.int16), len(ok)),
-        "item_name": objects(ITEMS * len(ok)),
-        "pred": pred,
-        "pred_null": pred_null,
-        "gt": gt,
-    }
     items = list(chain.from_iterable(map(_BY_ITEM, with_sig)))
     _types(items, dict)
     layouts = set(map(tuple, items))
     if len(layouts) > 1:
         raise _Refused
     layout = list(layouts.pop()) if layouts else []
-    s: Columns = {
-        "participant_id": np.repeat(ok_pids[np.array(has_sig, dtype=bool)], n_items),
-        "item_index": np.tile(np.arange(n_items, dtype=np.int16), len(with_sig)),
-        "signal_keys": objects([layout] * len(items)),
-        "extra_signals": _extras(items, [k for k in layout if k not in SIGNALS]),
-    }
+    p, i, s = base_columns(pid_column, success, errors, has_sig, (pred, pred_null, gt), layout)
+    s["extra_signals"] = _extras(items, [k for k in layout if k not in SIGNALS])
     for key, kind in SIGNALS.items():
         _signal(kind, key, _field(items, key), s)
     return ExperimentRows(p, i, s)

@@ -20,6 +20,7 @@ from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
 from riskcov.formats.phq8_json.columns import ExperimentColumns, ExperimentRows, add_participant, to_columns
 from riskcov.formats.phq8_json.fast import fast_rows
 from riskcov.formats.phq8_json.store import fill
+from riskcov.formats.phq8_json.typed import typed_rows
 from riskcov.formats.phq8_json.validate import (
     FORMAT_NAME,
     ITEMS,
@@ -40,7 +41,11 @@ _EVERY = 500  # participants between progress reports
 
 
 def _experiment(
-    exp: Any, index: int, report: Callable[[int], None] | None = None, fast: bool = True
+    exp: Any,
+    index: int,
+    report: Callable[[int], None] | None = None,
+    fast: bool = True,
+    typed: ExperimentRows | None = None,
 ) -> tuple[ExperimentRecord, ExperimentRows]:
     if not isinstance(exp, dict):
         raise FieldError(f"is {show(exp)}, not an object")
@@ -51,19 +56,20 @@ def _experiment(
     rows = res.get("results")
     if not isinstance(rows, list):
         raise FieldError(f"results.results is {'missing' if rows is None else show(rows)}, not a list")
-    if not rows:
+    if not rows and typed is None:
         raise FieldError("results.results is empty; an experiment needs at least one participant")
     mode = _mode(exp)
     if report is not None:
         report(0)
-    # column-wise when every check passes; else row by row, which names the first problem
-    done = fast_rows(rows) if fast else None
+    # decoded typed, or column-wise when every check passes; else row by row, which names the
+    # first problem
+    done = typed or (fast_rows(rows) if fast else None)
     if done is None:
         done = _row_by_row(rows, report)
     if prov is not None:
         check_finite(prov, "provenance")
     if report is not None:
-        report(len(rows))
+        report(len(done.participants["participant_id"]))
     record = ExperimentRecord(
         index=index,
         loss_kind="abs_error",
@@ -221,6 +227,23 @@ def _parse(path: Path, data: bytes, options: IngestOptions | None) -> ParsedRun:
     progress = options.progress if options is not None else None
     if progress is not None:
         progress(0.0, "parsing JSON")
+    typed = typed_rows(data)
+    if typed is not None:
+        try:
+            return _parse_doc(path, typed.skeleton, progress, typed.rows)
+        except InputError:
+            pass  # the full checker names the problem in the file as given
+    return _parse_doc(path, data, progress, None)
+
+
+def _parse_doc(
+    path: Path,
+    data: bytes,
+    progress: Callable[[float, str], None] | None,
+    typed: list[ExperimentRows] | None,
+) -> ParsedRun:
+    """The run in `data`; `typed`: each experiment's columns, decoded already (`data` then
+    holds the rest of the file, each participant list replaced by [])."""
     doc, non_finite = _load(path, data)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the top level is {show(doc)}, not an object")
@@ -239,12 +262,15 @@ def _parse(path: Path, data: bytes, options: IngestOptions | None) -> ParsedRun:
         what = "missing" if experiments is None else "empty" if experiments == [] else show(experiments)
         raise InputError(f"{path}: experiments is {what}; at least one experiment is required")
     modes = [_mode(e) if isinstance(e, dict) else None for e in experiments]
-    report = _reporter(progress, experiments)
+    if typed is not None and len(typed) != len(experiments):
+        raise InputError(f"{path}: experiments changed between the two readings")
+    report = _reporter(progress, experiments, typed)
     parsed = []
     for index, exp in enumerate(experiments):
         try:
             step = report and functools.partial(report, index)
-            parsed.append(_experiment(exp, index, step, fast=not non_finite))
+            given = typed[index] if typed is not None else None
+            parsed.append(_experiment(exp, index, step, fast=not non_finite, typed=given))
         except FieldError as bad:
             raise InputError(f"{path}: experiment {_label(modes, index)}: {bad}") from None
     where = _first_non_finite(doc, []) if non_finite else None
@@ -265,18 +291,23 @@ def _parse(path: Path, data: bytes, options: IngestOptions | None) -> ParsedRun:
         experiments=[e for e, _ in parsed],
         fill=lambda con, ids: fill(con, ids, rows),
         summary=f"{len(rows)} experiment(s), {n_part} participants, {n_items} items",
-        rows=list(rows),
+        rows=rows,  # the list fill reads: cleared once stored (riskcov.ingest)
     )
 
 
 def _reporter(
-    progress: Callable[[float, str], None] | None, experiments: list[Any]
+    progress: Callable[[float, str], None] | None,
+    experiments: list[Any],
+    typed: list[ExperimentRows] | None,
 ) -> Callable[[int, int], None] | None:
     """report(experiment index, participants done in it) as progress between PARSED and
     VALIDATED, by participants over the whole file (columns are made per experiment)."""
     if progress is None:
         return None
-    sizes = [_n_rows(e) for e in experiments]
+    if typed is not None:
+        sizes = [len(r.participants["participant_id"]) for r in typed]
+    else:
+        sizes = [_n_rows(e) for e in experiments]
     before = [sum(sizes[:i]) for i in range(len(sizes))]
     total = max(sum(sizes), 1)
 

@@ -1,0 +1,250 @@
+"""The participants of a run file decoded by msgspec into typed structs, which check types and
+score ranges while they parse, and turned into the columns of fast.py / columns.to_columns.
+
+An all-or-nothing fast path: `typed_rows` returns None whenever anything is off or unusual
+(a failed check, a shape the structs do not describe, a backslash escape among the
+participants, a key that may appear twice), and the caller then runs the full checker on the
+whole document, which names the first problem in file order. So a message never comes from
+here, and whatever this accepts, the full checker accepts with the same columns (a test
+compares them).
+
+msgspec keeps the last value of a repeated key silently, so repeated keys are ruled out by
+counting: in JSON text without backslash escapes every ':' byte either separates a key from its
+value or lies inside a string, so the number of ':' bytes in the participants' text must equal
+the number of keys the structs decoded plus the ':' inside the decoded strings; a repeated key
+adds one. The rest of the document (metadata, provenance, ...) is small: the caller loads it
+with the full checker as a skeleton, each experiment's participant list replaced by [].
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_, is_not
+from typing import Annotated, Any, Literal
+
+import msgspec
+import numpy as np
+
+from riskcov.formats import Columns
+from riskcov.formats.phq8_json import validate as v
+from riskcov.formats.phq8_json.columns import ExperimentRows, base_columns, objects
+from riskcov.formats.phq8_json.validate import ITEMS, RANGES, SCORE_MAX, SCORE_MIN, SIGNALS
+
+_UNSET = msgspec.UNSET
+_Score = Annotated[int, msgspec.Meta(ge=SCORE_MIN, le=SCORE_MAX)]
+# item maps: each item may be missing (a failed participant's maps are not checked, often {});
+# a successful participant's must have all eight
+_Pred = msgspec.defstruct("_Pred", [(k, _Score | None, _UNSET) for k in ITEMS], forbid_unknown_fields=True)
+_Truth = msgspec.defstruct("_Truth", [(k, _Score, _UNSET) for k in ITEMS], forbid_unknown_fields=True)
+_KIND_TYPES: dict[str, Any] = {
+    v.INT: int | None,
+    v.FLOAT: float | None,  # msgspec refuses NaN, Infinity and literals beyond a double
+    v.SOURCE: Literal["llm", "keyword", "both"] | None,
+    v.FLOATS: list[float | None] | None,
+    v.BOOL: bool | None,
+    v.TEXT: str | None,
+}
+_EXTRA_TYPE = int | float | None  # unknown signals: numbers or null here, the rest row by row
+_SCALAR = int | float | str | bool | None  # unknown participant fields (nested values: full checker)
+_KNOWN = ("participant_id", "success", "error", "predicted_items", "ground_truth_items", "item_signals")
+_PROBE = 100  # participants whose keys name the participant struct's fields
+_BY_ITEM = attrgetter(*ITEMS)
+_NUMERIC = (v.INT, v.FLOAT, v.BOOL)
+
+
+class _Refused(Exception):
+    """Anything the fast path does not accept: the full checker decides."""
+
+
+@dataclass(frozen=True)
+class TypedRun:
+    """The document with every experiment's participant list replaced by [], and each
+    experiment's columns (in experiment order)."""
+
+    skeleton: bytes
+    rows: list[ExperimentRows]
+
+
+def typed_rows(data: bytes) -> TypedRun | None:
+    """The run's participants as columns when the fast path accepts them all, else None."""
+    try:
+        return _typed(data)
+    except (_Refused, msgspec.MsgspecError, OverflowError, ValueError, TypeError, KeyError, RecursionError):
+        return None
+
+
+def _typed(data: bytes) -> TypedRun:
+    top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
+    experiments = msgspec.json.decode(top["experiments"], type=list[dict[str, msgspec.Raw]])
+    base = np.frombuffer(data, dtype=np.uint8).ctypes.data
+    pieces, rows, at = [], [], 0
+    for exp in experiments:
+        participants = msgspec.json.decode(exp["results"], type=dict[str, msgspec.Raw])["results"]
+        start = np.frombuffer(participants, dtype=np.uint8).ctypes.data - base
+        end = start + len(participants)
+        if not at <= start < end <= len(data):
+            raise _Refused  # not a view into `data` (cannot happen with bytes input; be sure)
+        rows.append(_experiment_rows(data, start, end))
+        pieces += [data[at:start], b"[]"]
+        at = end
+    pieces.append(data[at:])
+    return TypedRun(b"".join(pieces), rows)
+
+
+def _participant_type(text: memoryview) -> tuple[type[msgspec.Struct], list[str]]:
+    """The struct of a participant (fields: the known ones and any other key among the first
+    participants, as scalars) and the signal keys of the first item with signals, in order."""
+    first = json.loads(bytes(text[: _probe_end(text)]) + b"]")
+    if not all(isinstance(r, dict) for r in first):
+        raise _Refused
+    other = sorted({k for r in first for k in r} - set(_KNOWN))
+    layout: list[str] | None = None
+    for r in first:
+        sig = r.get("item_signals")
+        if isinstance(sig, dict) and isinstance(sig.get(ITEMS[0]), dict):
+            layout = list(sig[ITEMS[0]])
+            break
+    fields: list[tuple[str, Any, Any]] = [("participant_id", int, _UNSET), ("success", bool, _UNSET)]
+    fields.append(("error", str | None, _UNSET))
+    fields += [("predicted_items", _Pred | None, _UNSET), ("ground_truth_items", _Truth | None, _UNSET)]
+    if layout is not None:
+        signal = msgspec.defstruct(
+            "_Signals",
+            [(k, _signal_type(k)) for k in layout],
+            forbid_unknown_fields=True,
+        )
+        per_item = msgspec.defstruct(
+            "_ItemSignals", [(k, signal, _UNSET) for k in ITEMS], forbid_unknown_fields=True
+        )
+        fields.append(("item_signals", per_item | None, _UNSET))
+    else:
+        fields.append(("item_signals", None, _UNSET))
+    fields += [(k, _SCALAR, _UNSET) for k in other]
+    return msgspec.defstruct("_Participant", fields, forbid_unknown_fields=True), layout or []
+
+
+def _signal_type(key: str) -> Any:
+    if key in RANGES:
+        lo, hi = RANGES[key]
+        return Annotated[float, msgspec.Meta(ge=lo, le=hi)] | None
+    return _KIND_TYPES[SIGNALS[key]] if key in SIGNALS else _EXTRA_TYPE
+
+
+def _probe_end(text: memoryview) -> int:
+    """Where the first _PROBE participants of the list `text` end (before the ',' after them)."""
+    decoded = msgspec.json.decode(text, type=list[msgspec.Raw])
+    if not decoded:
+        raise _Refused  # an empty experiment: the full checker's message
+    last = decoded[min(_PROBE, len(decoded)) - 1]
+    base = np.frombuffer(text, dtype=np.uint8).ctypes.data
+    return int(np.frombuffer(last, dtype=np.uint8).ctypes.data - base) + len(last)
+
+
+def _column(structs: list[Any], key: str) -> list[Any]:
+    return list(map(attrgetter(key), structs))
+
+
+def _set(values: list[Any]) -> np.ndarray[Any, Any]:
+    return np.fromiter(map(is_not, values, repeat(_UNSET)), dtype=bool, count=len(values))
+
+
+def _experiment_rows(data: bytes, start: int, end: int) -> ExperimentRows:
+    if data.find(b"\\", start, end) != -1:
+        raise _Refused  # escapes: the ':' count below would not hold
+    text = memoryview(data)[start:end]
+    participant, layout = _participant_type(text)
+    parts = msgspec.json.decode(text, type=list[participant])  # type: ignore[valid-type]
+    keys, colons = 0, 0  # keys decoded; ':' inside decoded strings (keys and values)
+    for f in participant.__struct_fields__:
+        present = int(_set(_column(parts, f)).sum())
+        keys += present
+        colons += present * f.count(":")
+        if f not in _KNOWN[:2] and f not in _KNOWN[3:]:  # error and the other scalars: text
+            colons += sum(v.count(":") for v in _column(parts, f) if type(v) is str)
+    pids = _column(parts, "participant_id")
+    if _UNSET in pids or len(set(pids)) != len(pids):
+        raise _Refused
+    pid_column = np.array(pids, dtype=np.int64)  # OverflowError beyond 64 bits
+    success = _column(parts, "success")
+    if _UNSET in success:
+        raise _Refused
+    errors = [None if e is _UNSET else e for e in _column(parts, "error")]
+    ok = list(compress(parts, success))
+    preds, truths = _column(ok, "predicted_items"), _column(ok, "ground_truth_items")
+    if {type(p) for p in preds} - {_Pred} or {type(t) for t in truths} - {_Truth}:
+        raise _Refused  # a successful participant without both maps
+    sigs = _column(ok, "item_signals")
+    has_sig = [s is not None and s is not _UNSET for s in sigs]
+    with_sig = list(compress(sigs, has_sig))
+    # the item maps' keys: all eight in a successful participant's maps (checked below), any
+    # number in a failed one's (decoded, not stored); the item names hold no ':'
+    failed = list(compress(parts, [not s for s in success]))
+    maps = [m for f in _KNOWN[3:] for m in _column(failed, f) if m is not None and m is not _UNSET]
+    given = [g for g in chain.from_iterable(map(_BY_ITEM, maps)) if g is not _UNSET]
+    keys += len(given) + len(ITEMS) * (len(preds) + len(truths) + len(with_sig))
+    n_signals = len(ITEMS) * len(with_sig) + sum(type(g) is not int and g is not None for g in given)
+    keys += n_signals * len(layout)
+    colons += n_signals * sum(k.count(":") for k in layout)
+    pred_values = list(chain.from_iterable(map(_BY_ITEM, preds)))
+    if _UNSET in pred_values:
+        raise _Refused  # a successful participant's map without every item
+    nulls = np.fromiter(map(is_, pred_values, repeat(None)), dtype=bool, count=len(pred_values))
+    pred = np.array([0 if v is None else v for v in pred_values], dtype=np.int16)
+    gt_values = list(chain.from_iterable(map(_BY_ITEM, truths)))
+    if _UNSET in gt_values:
+        raise _Refused
+    gt = np.array(gt_values, dtype=np.int16)
+    items = list(chain.from_iterable(map(_BY_ITEM, with_sig)))
+    if _UNSET in items:
+        raise _Refused
+    p, i, s = base_columns(pid_column, success, errors, has_sig, (pred, nulls, gt), layout)
+    s["extra_signals"] = _extras(items, [k for k in layout if k not in SIGNALS])
+    numeric = [k for k, kind in SIGNALS.items() if kind in _NUMERIC and k in layout]
+    table = _numbers(items, numeric)
+    for key, kind in SIGNALS.items():
+        if kind in _NUMERIC:
+            wide = table[:, numeric.index(key)] if key in numeric else np.full(len(items), np.nan)
+            _number(kind, key, wide, items, s)
+            continue
+        values = _column(items, key) if key in layout else [None] * len(items)
+        if kind == v.TEXT:
+            colons += sum(t.count(":") for t in values if t is not None)
+        s[key] = objects(values)  # text, source, lists of floats (ints already floats)
+    if data.count(b":", start, end) != keys + colons:
+        raise _Refused  # a key given twice somewhere (msgspec kept the last value)
+    return ExperimentRows(p, i, s)
+
+
+def _numbers(items: list[Any], keys: list[str]) -> np.ndarray[Any, Any]:
+    """The numeric signals `keys` of every item as doubles, one column each (null: NaN, which
+    msgspec never decodes from a number): one tuple per item, not one pass per signal."""
+    if not keys:
+        return np.empty((len(items), 0))
+    rows = list(map(attrgetter(*keys), items))
+    return np.array(rows, dtype=np.float64).reshape(len(items), len(keys))
+
+
+def _number(kind: str, key: str, wide: np.ndarray[Any, Any], items: list[Any], out: Columns) -> None:
+    """fast.py's column of one numeric signal and its null mask, from its doubles; an integer
+    signal beyond 2**53 (not exact as a double) is converted from the values themselves."""
+    nulls = np.isnan(wide)
+    dtype = {v.INT: np.int64, v.FLOAT: np.float64, v.BOOL: np.bool_}[kind]
+    if kind != v.INT or not (np.abs(wide[~nulls]) >= 2.0**53).any():
+        values = wide.copy()
+        values[nulls] = 0
+        out[key], out[key + "__null"] = values.astype(dtype), nulls
+        return
+    exact = np.array(_column(items, key), dtype=object)
+    exact[nulls] = 0
+    out[key], out[key + "__null"] = exact.astype(dtype), nulls
+
+
+def _extras(items: list[Any], unknown: list[str]) -> np.ndarray[Any, Any]:
+    """json.dumps of each item's unknown signals (numbers or null), in the layout's order."""
+    if not unknown or not items:
+        return objects([None] * len(items))
+    texts = [json.dumps(_column(items, key))[1:-1].split(", ") for key in unknown]
+    template = ", ".join(json.dumps(k).replace("{", "{{").replace("}", "}}") + ": {}" for k in unknown)
+    return objects(list(map(("{{" + template + "}}").format, *texts)))
