@@ -8,8 +8,8 @@ from riskcov.cli.app import app, floats, guarded
 
 _DIALECT_HELP = "duckdb, spark, postgres, trino or bigquery."
 _METRIC_HELP = (
-    "points, summary (default), areas, oracle, mae_at_coverage, coverage_at_risk, auroc or "
-    "ood_at_id_coverage; repeat for several."
+    "points, summary (default), areas, oracle, mae_at_coverage, coverage_at_risk, "
+    "effective_reliability, auroc or ood_at_id_coverage; repeat for several."
 )
 
 
@@ -42,6 +42,10 @@ def sql_command(
         str | None, typer.Option(help="Coverage@Risk alphas, default 0.01,0.02,0.05,0.1,0.15,0.2.")
     ] = None,
     area_coverage: Annotated[float, typer.Option(help="C of AURC@C, in (0, 1].")] = 0.5,
+    costs: Annotated[
+        str | None,
+        typer.Option(help="Effective reliability's costs of a wrong accepted unit, default 0,0.5,1,2,4."),
+    ] = None,
     positive: Annotated[str, typer.Option(help="SQL condition of an AUROC positive.")] = "domain = 'id'",
     ood: Annotated[str, typer.Option(help="SQL condition of an OOD sample.")] = "domain = 'ood'",
 ) -> None:
@@ -49,7 +53,7 @@ def sql_command(
     # imported here: the renderer pulls in sqlglot, which other commands need not load
     from riskcov.errors import UsageError
     from riskcov.metrics import portable
-    from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
+    from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
     from riskcov.metrics.portable_inputs import Columns, relations
 
     if not 0.0 < area_coverage <= 1.0:
@@ -67,6 +71,7 @@ def sql_command(
         samples=samples,
         coverages=floats("--coverage-grid", coverage_grid) or list(DEFAULT_GRID),
         alphas=floats("--alpha-grid", alpha_grid) or list(DEFAULT_ALPHAS),
+        costs=floats("--costs", costs) or list(DEFAULT_COSTS),
         area_coverage=area_coverage,
     )
     rels = relations(cols)

@@ -15,11 +15,9 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov import __version__
 from riskcov.bootstrap import memory, sample_chunks
-from riskcov.bootstrap.ranks import rank_stability
 from riskcov.errors import InputError, UsageError
-from riskcov.evaluation import groups
+from riskcov.evaluation import assembly, groups, spark_input
 from riskcov.evaluation.options import Options
 from riskcov.ingest.inputs import Input, analysis_set, resolve
 from riskcov.metrics import balanced, chunks, cost_curves, engine, plateau_stream
@@ -104,6 +102,8 @@ def run(
     each replicate chunk's working points (TEMP TABLE eval_points) before they are dropped;
     `inputs`: opts.inputs already resolved by the caller (evaluate_and_store)."""
     opts.check()
+    if spark_input.read_by_spark(opts):  # a table Spark reads where it lies: nothing ingested
+        return Evaluation(spark_input.evaluate(con, opts))
     if inputs is None:
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
@@ -141,74 +141,26 @@ def run(
         from riskcov.evaluation.spark_engine import compute_all
 
         res = compute_all(con, opts, kept, analysis.participants, b)
-        _point_only(con, opts, kept, analysis.participants, res)
     else:
         res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
-    boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
-    variants: dict[str, Any] = {}
-    deltas: dict[str, Any] = {}
-    for name in dict.fromkeys(s.csf.name for s in kept):
-        per_input = [s for s in kept if s.csf.name == name]
-        ms = [
-            artifact.series_metrics(
-                res,
-                s,
-                area_c=opts.area_coverage,
-                grid=opts.coverage_grid,
-                alphas=opts.alpha_grid,
-                bootstrap=boot,
-                costs=opts.costs if opts.estimator == "plateau-trapezoid" else None,
-            )
-            for s in per_input
-        ]
-        if len(inputs) == 1:
-            variants[name] = ms[0]
-        else:
-            variants[name] = {f"input_{k}": m for k, m in enumerate(ms)}
-            deltas[name] = artifact.deltas(res, per_input[0], per_input[1], opts.coverage_grid, b > 0)
     totals = _totals(con, kept)
     population: dict[str, Any] = {**analysis.counts, "items_total": totals[0][0]}
     if len(inputs) == 1:  # paired, each input's Cmax is in its own metrics
-        first = kept[0].index
         population["items_predicted"] = totals[0][1]
-        population["cmax"] = float(res.scalars["cmax"][first, 0])
-    art: dict[str, Any] = {
-        "schema_version": "1",
-        "created_at": artifact.utc_now(),
-        # sha256 and experiment_id pin the data: a later `ingest --replace` changes a run
-        "inputs": [_input_entry(con, i) for i in inputs],
-        "population": population,
-        "loss": loss,
-        "estimator": opts.estimator,
-        "confidence_variants": variants,
-        "skipped_variants": skipped,
-        "comparison": {
-            "enabled": len(inputs) == 2,
-            "intersection_only": opts.intersection_only,
-            "deltas": deltas if len(inputs) == 2 else None,
-            **analysis.comparison,
-        },
-        "options": {
-            "coverage_grid": opts.coverage_grid,
-            "area_coverage": opts.area_coverage,
-            "alpha_grid": opts.alpha_grid,
-            "costs": opts.costs,
-            "bootstrap_resamples": b,
-            "seed": opts.seed,
-            "confidence": opts.confidence,
-            "riskcov_version": __version__,
-            **({"engine": "spark"} if opts.engine == "spark" else {}),
-        },
-    }
-    if len(inputs) == 1 and b > 0 and len(variants) >= 2:  # docs/metrics-extended.md
-        rows = [next(s.index for s in kept if s.csf.name == name) for name in variants]
-        art["rank_stability"] = rank_stability(
-            list(variants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
-        )
+    entries = [_input_entry(con, i) for i in inputs]
+    art = assembly.artifact_of(opts, res, kept, entries, population, loss, skipped, analysis.comparison)
     if opts.group is not None:  # last: it replaces eval_scored
         art["options"]["group"] = opts.group
         art["groups"] = groups.evaluate(
-            con, opts.group, inputs[0], kept, variants, analysis.participants, b, opts.seed, opts.alpha_grid
+            con,
+            opts.group,
+            inputs[0],
+            kept,
+            art["confidence_variants"],
+            analysis.participants,
+            b,
+            opts.seed,
+            opts.alpha_grid,
         )
     if choice.calibration is not None:  # which calibrator made the calibrated variants
         art["calibrator"] = choice.calibration
@@ -257,28 +209,6 @@ def _totals(con: duckdb.DuckDBPyConnection, kept: list[Series]) -> list[tuple[in
         row = one(con.execute("SELECT n_total, k_total FROM eval_totals0 WHERE series = ?", [sid]))
         out.append((int(row[0]), int(row[1])) if row else (0, 0))
     return out
-
-
-def _point_only(
-    con: duckdb.DuckDBPyConnection, opts: Options, series: list[Series], participants: list[int], res: Any
-) -> None:
-    """The metrics of replicate 0 alone that the Spark engine does not compute (effective
-    reliability per cost), from DuckDB's working points of replicate 0, the same macro as the
-    DuckDB engine's."""
-    if opts.estimator != "plateau-trapezoid":
-        return
-    engine.load_samples(con, *next(sample_chunks(participants, 0, opts.seed, 1)))
-    engine.compute(
-        con,
-        series,
-        engine.Results(1),
-        area_c=opts.area_coverage,
-        grid=opts.coverage_grid,
-        alphas=opts.alpha_grid,
-        estimator=opts.estimator,
-    )
-    cost_curves.compute(con, series, res, opts.costs)
-    con.execute("DROP TABLE eval_points")
 
 
 def _compute_all(
@@ -351,7 +281,8 @@ def evaluate_and_store(
     store.recover_artifacts(con, warehouse, output)
     with transaction(con) as tx:
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
-        inputs = resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested, uncommitted
+        # a new file input is ingested, uncommitted (not one Spark reads where it lies)
+        inputs = None if spark_input.read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
         # replicate chunk's points would stay in memory (gigabytes for a large paired `all`
         # run). With every input committed, the replicates run on a connection of their

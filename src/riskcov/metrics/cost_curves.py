@@ -1,7 +1,8 @@
 """Effective reliability per cost (docs/metrics-extended.md): for each cost c of `--costs`,
 the best Phi_c over replicate 0's working points with its threshold and coverage, from the
-SQL macro rc_effective_reliability. The oracle-gap area that goes with it is the artifact's
-eaurc_population (the same integral), not a number of its own."""
+SQL macro rc_effective_reliability (on Spark: sql/portable/effective_reliability.sql). The
+oracle-gap area that goes with it is the artifact's eaurc_population (the same integral),
+not a number of its own."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ def compute(con: duckdb.DuckDBPyConnection, series: list[Series], res: Results, 
     ).fetchnumpy()
     for name in ("points", "totals"):
         con.execute(f"DROP VIEW eval_{name}0_view")
+    store(res, series, costs, out)
+
+
+def store(res: Results, series: list[Series], costs: list[float], out: dict[str, Any]) -> None:
+    """Replicate 0's rows (series, cost, phi, threshold, coverage: the macro's, or the portable
+    query's on Spark) into res.scalars."""
     if not len(out["series"]):
         return
     for c in costs:

@@ -29,6 +29,7 @@ INPUTS = {
     "truncation": ("c",),
     "coverages": ("c",),
     "alphas": ("alpha",),
+    "costs": ("cost",),
     "scores": ("series", "score", "positive"),
     "domain_scores": ("series", "confidence", "ood"),
     "targets": ("c",),
@@ -41,6 +42,7 @@ METRICS = (
     "oracle",
     "mae_at_coverage",
     "coverage_at_risk",
+    "effective_reliability",
     "auroc",
     "ood_at_id_coverage",
 )

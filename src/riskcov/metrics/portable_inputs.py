@@ -14,7 +14,7 @@ import sqlglot
 from sqlglot.errors import ParseError
 
 from riskcov.errors import UsageError
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
 
 
 @dataclass
@@ -33,6 +33,7 @@ class Columns:
     samples: str | None = None
     coverages: list[float] = field(default_factory=lambda: list(DEFAULT_GRID))
     alphas: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
+    costs: list[float] = field(default_factory=lambda: list(DEFAULT_COSTS))
     area_coverage: float = 0.5
     targets: list[float] = field(default_factory=lambda: [0.6, 0.7, 0.8, 0.9])
 
@@ -79,6 +80,7 @@ def relations(cols: Columns) -> dict[str, str]:
         "truncation": _rows("c", [cols.area_coverage]),
         "coverages": _rows("c", cols.coverages),
         "alphas": _rows("alpha", cols.alphas),
+        "costs": _rows("cost", cols.costs),
         "targets": _rows("c", cols.targets),
         "scores": f"SELECT {series} AS series, {confidence} AS score, "
         f"{_expr('--positive', cols.positive)} AS positive FROM {table}",
