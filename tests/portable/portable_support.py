@@ -16,6 +16,7 @@ AREA_C = 0.5
 COVERAGES = [0.1, 0.25, 0.5, 0.75, 0.9, 1.0]
 ALPHAS = [0.0, 0.05, 0.2, 0.35, 0.5, 1.0]
 COSTS = [0.0, 0.5, 1.0, 2.0, 4.0]  # riskcov sql's default --costs
+LABEL = "(cluster * 7 + unit) % 3"  # a unit's class (SQL over scored's columns)
 # series 0: 0/1 losses; 1: PHQ-8-like integer losses 0..3 with loss_scale 3; 2: continuous
 KINDS = ("binary", "integer", "continuous")
 
@@ -56,6 +57,8 @@ def load_inputs(con: duckdb.DuckDBPyConnection, data: dict[str, list[tuple[Any, 
         "confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
     )
     con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?)", data["scored"])
+    # every unit's class, the same in each series (a sample's label)
+    con.execute(f"CREATE OR REPLACE TABLE labelled AS SELECT *, {LABEL} AS label FROM scored")
     con.execute("CREATE OR REPLACE TABLE samples (replicate INTEGER, cluster INTEGER, multiplicity INTEGER)")
     con.executemany("INSERT INTO samples VALUES (?, ?, ?)", data["samples"])
     for table, column, values in (
@@ -97,6 +100,11 @@ def reference(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]
         "FROM samples"
     )
     con.execute("CREATE OR REPLACE TABLE m_cells AS FROM rc_cells('m_scored')")
+    con.execute(
+        "CREATE OR REPLACE TABLE m_labelled AS SELECT s.*, l.label FROM m_scored AS s JOIN labelled AS l "
+        "ON l.series = s.series AND l.cluster = s.participant_id AND l.unit = s.item_index"
+    )
+    con.execute("CREATE OR REPLACE TABLE m_class_cells AS FROM rc_class_cells('m_labelled')")
     for table, macro in (
         ("m_series", "rc_series"),
         ("m_people", "rc_people"),
@@ -132,6 +140,10 @@ def reference(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]
             "FROM rc_coverage_at_risks('m_points', ?) ORDER BY ALL",
             [ALPHAS],
         ).fetchall(),
+        "balanced": con.execute(
+            "SELECT series, replicate, aurc_ba, augrc_ba FROM rc_balanced_of('m_class_cells', 'm_samples', "
+            "'m_points') ORDER BY ALL"
+        ).fetchall(),
         "effective_reliability": con.execute(
             "SELECT series, replicate, cost, phi, threshold, coverage "
             "FROM rc_effective_reliability('m_points', 'm_totals', ?) ORDER BY ALL",
@@ -150,6 +162,7 @@ PORTABLE_COLUMNS = {
     "mae_at_coverage": "series, replicate, requested, achieved, value",
     "coverage_at_risk": "series, replicate, alpha, coverage, risk, threshold",
     "effective_reliability": "series, replicate, cost, phi, threshold, coverage",
+    "balanced": "series, replicate, aurc_ba, augrc_ba",
 }
 
 

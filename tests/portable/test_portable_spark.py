@@ -37,7 +37,7 @@ def test_every_rendered_metric_equals_the_duckdb_macros(spark: Any) -> None:
     con = duckdb.connect()
     load_inputs(con, data)
     want = reference(con)
-    for table in ("scored", "samples", "truncation", "coverages", "alphas", "costs"):
+    for table in ("scored", "labelled", "samples", "truncation", "coverages", "alphas", "costs"):
         spark.createDataFrame(con.sql(f"SELECT * FROM {table}").to_arrow_table()).createOrReplaceTempView(
             table
         )
@@ -47,7 +47,7 @@ def test_every_rendered_metric_equals_the_duckdb_macros(spark: Any) -> None:
         got = [tuple(r) for r in rows]
         # integer losses: points, MAE and Coverage@Risk bit for bit; areas are float sums whose
         # order Spark's window and the macros' ordered aggregate may not share
-        exact = {0, 1} if name != "summary" else set()
+        exact = {0, 1} if name not in ("summary", "balanced") else set()
         assert mismatches(name, got, want[name], exact, rel=1e-13) == [], name
 
 
@@ -70,7 +70,8 @@ def _close(a: Any, b: Any, path: str, out: list[str]) -> None:
 
 def _samples_parquet(path: Path, rng: Any, n: int, losses: list[float], method: str = "m") -> None:
     """A per-sample Parquet file: ties, abstentions, two score columns, text clusters (so their
-    order is text order: c10 before c2), two methods (the evaluation picks one)."""
+    order is text order: c10 before c2), two methods (the evaluation picks one), labels (the
+    class-balanced areas)."""
     con = duckdb.connect()
     cols = {
         "sample_id": list(range(n)),
@@ -80,14 +81,18 @@ def _samples_parquet(path: Path, rng: Any, n: int, losses: list[float], method: 
         "abstained": (rng.random(n) < 0.1).tolist(),
         "cluster": [f"c{k}" for k in rng.integers(0, 20, n)],
         "method": [method if k % 3 else "other" for k in range(n)],
+        "label": rng.integers(0, 3, n).tolist(),
+        "prediction": rng.integers(0, 3, n).tolist(),
     }
     con.execute(
         "COPY (SELECT unnest($s::BIGINT[]) AS sample_id, unnest($c::DOUBLE[]) AS confidence, "
         "unnest($m::DOUBLE[]) AS confidence_msp, unnest($l::DOUBLE[]) AS loss, "
         "unnest($a::BOOLEAN[]) AS abstained, unnest($k::VARCHAR[]) AS cluster, "
-        f"unnest($e::VARCHAR[]) AS method) TO '{path}' (FORMAT parquet)",
+        "unnest($e::VARCHAR[]) AS method, unnest($y::BIGINT[]) AS label, "
+        f"unnest($p::BIGINT[]) AS prediction) TO '{path}' (FORMAT parquet)",
         {"s": cols["sample_id"], "c": cols["confidence"], "m": cols["confidence_msp"], "l": cols["loss"],
-         "a": cols["abstained"], "k": cols["cluster"], "e": cols["method"]},
+         "a": cols["abstained"], "k": cols["cluster"], "e": cols["method"], "y": cols["label"],
+         "p": cols["prediction"]},
     )  # fmt: skip
 
 
@@ -130,6 +135,8 @@ def test_evaluate_engine_spark_equals_duckdb(tmp_path: Path, spark: Any) -> None
     assert arts["duckdb"]["inputs"][0]["method"] == "m"
     for other in ("spark", "ingested"):
         assert arts[other]["options"].pop("engine") == "spark"
+        for csf, variant in arts[other]["confidence_variants"].items():
+            assert "curve_grid" in variant, (other, csf, sorted(variant))
         diffs: list[str] = []
         for key in ("population", "confidence_variants", "loss", "rank_stability"):
             _close(arts["duckdb"][key], arts[other][key], key, diffs)
@@ -138,6 +145,7 @@ def test_evaluate_engine_spark_equals_duckdb(tmp_path: Path, spark: Any) -> None
     assert variant["bootstrap"]["n_resamples"] == 8
     assert variant["effective_reliability"]["1.00"]["value"] is not None
     assert len(variant["curve_grid"]["coverage"]) == 11
+    assert variant["aurc_ba"] > 0 and variant["bootstrap"]["ci95"]["aurc_ba"][0] < variant["aurc_ba"]
     # the stored rows land in the local warehouse as with DuckDB
     con = duckdb.connect(str(tmp_path / "spark.duckdb"), read_only=True)
     stored = con.execute("SELECT count(*), count(DISTINCT csf) FROM evaluation_metrics").fetchone()

@@ -57,3 +57,15 @@ def test_choose_picks_one_experiment_or_says_which_flags_choose() -> None:
 def test_spark_literals_escape_quotes_and_backslashes() -> None:
     assert spark_checks.literal("it's \\ x") == "'it\\'s \\\\ x'"
     assert spark_checks.literal(-3) == "-3"
+
+
+def test_item_estimators_are_refused_on_spark_with_the_reason() -> None:
+    from riskcov.evaluation import spark_engine
+
+    spark_engine.check(Options(["x"], engine="spark", curve_points=11))  # computed on Spark now
+    with pytest.raises(UsageError) as refused:
+        spark_engine.check(Options(["x"], engine="spark", estimator="item-step", bootstrap_resamples=0))
+    assert str(refused.value) == (
+        "--engine spark computes the plateau-trapezoid estimator, not item-step: the item estimators "
+        "have no bootstrap (one pass over the point estimate), so --engine duckdb does it"
+    )

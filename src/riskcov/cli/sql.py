@@ -9,7 +9,7 @@ from riskcov.cli.app import app, floats, guarded
 _DIALECT_HELP = "duckdb, spark, postgres, trino or bigquery."
 _METRIC_HELP = (
     "points, summary (default), areas, oracle, mae_at_coverage, coverage_at_risk, "
-    "effective_reliability, auroc or ood_at_id_coverage; repeat for several."
+    "effective_reliability, balanced (needs --label), auroc or ood_at_id_coverage; repeat for several."
 )
 
 
@@ -25,6 +25,10 @@ def sql_command(
     loss: Annotated[str, typer.Option(help="SQL expression of the loss (e.g. 1 - correct).")] = "loss",
     abstained: Annotated[
         str | None, typer.Option(help="SQL condition of a hard abstention.", show_default=False)
+    ] = None,
+    label: Annotated[
+        str | None,
+        typer.Option(help="SQL expression of a sample's class (--metric balanced).", show_default=False),
     ] = None,
     loss_scale: Annotated[float, typer.Option(help="Divides every loss (PHQ-8's abs_norm: 3).")] = 1.0,
     samples: Annotated[
@@ -65,6 +69,7 @@ def sql_command(
         confidence=confidence,
         loss=loss,
         abstained=abstained,
+        label=label,
         loss_scale=loss_scale,
         positive=positive,
         ood=ood,
@@ -78,5 +83,7 @@ def sql_command(
     for name in metric or ["summary"]:
         if name not in portable.METRICS:
             raise UsageError(f"--metric {name}: one of {', '.join(portable.METRICS)}")
+        if name == "balanced" and label is None:
+            raise UsageError("--metric balanced needs --label, the SQL expression of a sample's class")
         typer.echo(f"-- riskcov {name} ({dialect})")
         typer.echo(portable.render(name, dialect, rels) + ";")

@@ -140,7 +140,7 @@ def run(
             raise UsageError("--engine spark evaluates per-sample runs; PHQ-8 runs take the DuckDB engine")
         from riskcov.evaluation.spark_engine import compute_all
 
-        res = compute_all(con, opts, kept, analysis.participants, b)
+        res = compute_all(con, opts, kept, analysis.participants, b, with_balanced)
     else:
         res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
     totals = _totals(con, kept)

@@ -135,6 +135,11 @@ def _checks(plan: Plan, has: set[str]) -> list[tuple[str, str, str]]:
     return out
 
 
+def count(spark: Any, where: str, view: str = "riskcov_chosen") -> int:
+    """The rows of `view` (the chosen experiment's samples) where `where` holds."""
+    return int(spark.sql(f"SELECT count(*) FROM {view} WHERE {where}").collect()[0][0])
+
+
 def validate(spark: Any, spec: str, plan: Plan) -> None:
     """The chosen experiment's values (riskcov_chosen), in one scan: the first failing check
     with its lowest sample id and count, then duplicate sample ids."""

@@ -76,13 +76,22 @@ def _arrow(spark: Any, sql: str) -> dict[str, np.ndarray[Any, Any]]:
 def check(opts: Options) -> None:
     """What --engine spark does not compute, refused before any work, with the reason."""
     if opts.estimator != "plateau-trapezoid":
-        raise UsageError(f"--engine spark computes the plateau-trapezoid estimator, not {opts.estimator}")
+        raise UsageError(
+            f"--engine spark computes the plateau-trapezoid estimator, not {opts.estimator}: the item "
+            "estimators have no bootstrap (one pass over the point estimate), so --engine duckdb does it"
+        )
 
 
 def compute_all(
-    con: duckdb.DuckDBPyConnection, opts: Options, series: list[Series], participants: list[int], b: int
+    con: duckdb.DuckDBPyConnection,
+    opts: Options,
+    series: list[Series],
+    participants: list[int],
+    b: int,
+    with_balanced: bool = False,
 ) -> engine.Results:
-    """Every metric of every series of an ingested run (eval_scored) for replicates 0..b, on Spark."""
+    """Every metric of every series of an ingested run (eval_scored, and eval_class_cells when
+    `with_balanced`: metrics/balanced.py) for replicates 0..b, on Spark."""
     check(opts)
     spark = session(opts.spark_master)
     # Arrow from DuckDB to Spark: NULL stays NULL (through pandas it became NaN)
@@ -90,7 +99,13 @@ def compute_all(
         "SELECT series, participant_id AS cluster, confidence, loss, loss_scale FROM eval_scored"
     ).to_arrow_table()
     spark.createDataFrame(scored).cache().createOrReplaceTempView("riskcov_scored")
-    return compute(con, spark, opts, series, participants, b)
+    if with_balanced:
+        cells = con.sql(
+            "SELECT series, participant_id AS cluster, label, n_items, n_pred, "
+            "CAST(loss_sum AS DECIMAL(27, 18)) AS loss_sum, loss_scale, plateau FROM eval_class_cells"
+        ).to_arrow_table()
+        spark.createDataFrame(cells).cache().createOrReplaceTempView("riskcov_class_cells")
+    return compute(con, spark, opts, series, participants, b, with_balanced)
 
 
 def compute(
@@ -100,9 +115,11 @@ def compute(
     series: list[Series],
     participants: list[int],
     b: int,
+    with_balanced: bool = False,
 ) -> engine.Results:
     """Every metric of every series for replicates 0..b over Spark's view riskcov_scored
-    (series, cluster, confidence, loss, loss_scale; cluster = the participant ids drawn)."""
+    (series, cluster, confidence, loss, loss_scale; cluster = the participant ids drawn), and
+    the class-balanced areas over riskcov_class_cells when `with_balanced`."""
     for view, column, values in (
         ("riskcov_truncation", "c", [opts.area_coverage]),
         ("riskcov_coverages", "c", opts.coverage_grid),
@@ -120,7 +137,8 @@ def compute(
     }
     cells = spark.sql(portable.render("cells", "spark", rel))
     cells.cache().createOrReplaceTempView("riskcov_cells")
-    chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points"}
+    chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points",
+               "class_cells": "riskcov_class_cells"}  # fmt: skip
     res = engine.Results(b + 1)
     shape = (max(s.index for s in series) + 1, b + 1)
 
@@ -144,6 +162,10 @@ def compute(
         put("aurc_achievable_interpolated", m["series"], m["replicate"], m["aurc_interpolated_points"])
         binary = sorted({int(s) for s, yes in zip(m["series"], m["losses_binary"], strict=True) if yes == 1})
         _dominant(con, spark, binary, put)
+        if with_balanced:
+            bal = _arrow(spark, portable.render("balanced", "spark", chunked))
+            for key in ("aurc_ba", "augrc_ba"):
+                put(key, bal["series"], bal["replicate"], bal[key])
         mae = _arrow(spark, portable.render("mae_at_coverage", "spark", chunked))
         for c in opts.coverage_grid:
             sel = mae["requested"] == c

@@ -19,6 +19,7 @@ from riskcov.evaluation import assembly, spark_checks, spark_engine
 from riskcov.evaluation.options import Options
 from riskcov.formats.per_sample.column_checks import TEXT, Source, plan_columns
 from riskcov.ingest.inputs import CRITERIA, _options
+from riskcov.metrics import portable
 from riskcov.scoring import csf
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one
@@ -85,20 +86,29 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         "SELECT cluster, CAST(row_number() OVER (ORDER BY cluster) AS BIGINT) AS cluster_no "
         "FROM (SELECT DISTINCT cluster FROM riskcov_chosen) AS d"
     ).cache().createOrReplaceTempView("riskcov_clusters")
+    # the class-balanced areas when every sample has a label (as metrics/balanced.py decides)
+    with_label = "label" in df.columns and spark_checks.count(spark, "raw_label IS NULL") == 0
+    label = "r.raw_label AS label" if with_label else "NULL AS label"
     spark.sql(
         " UNION ALL ".join(
             f"SELECT {s.index} AS series, k.cluster_no AS cluster, CASE WHEN r.abstained THEN NULL "
             f"ELSE CAST(r.`{plan.csfs[s.csf.name].name}` AS DOUBLE) END AS confidence, "
-            "CASE WHEN r.abstained THEN NULL ELSE r.loss END AS loss, CAST(1.0 AS DOUBLE) AS loss_scale "
+            "CASE WHEN r.abstained THEN NULL ELSE r.loss END AS loss, CAST(1.0 AS DOUBLE) AS loss_scale, "
+            f"{label} "
             "FROM riskcov_chosen AS r JOIN riskcov_clusters AS k ON k.cluster = r.cluster"
             for s in kept
         )
     ).cache().createOrReplaceTempView("riskcov_scored")
     # the sorted distinct clusters, numbered 1..C in Spark: the draws need only C
-    n_clusters = int(spark.sql("SELECT count(*) FROM riskcov_clusters").collect()[0][0])
+    n_clusters = spark_checks.count(spark, "true", "riskcov_clusters")
     b = max(opts.bootstrap_resamples, 0)
     memory.check(b, len(kept), len(opts.coverage_grid), len(opts.alpha_grid))
-    res = spark_engine.compute(con, spark, opts, kept, list(range(1, n_clusters + 1)), b)
+    if with_label:
+        relations = {"labelled": "riskcov_scored"}
+        spark.sql(portable.render("class_cells", "spark", relations)).cache().createOrReplaceTempView(
+            "riskcov_class_cells"
+        )
+    res = spark_engine.compute(con, spark, opts, kept, list(range(1, n_clusters + 1)), b, with_label)
     row = one(con.execute("SELECT n_total, k_total FROM eval_totals0 WHERE series = 0"))
     n, k = (int(row[0]), int(row[1])) if row else (0, 0)
     population = {

@@ -25,6 +25,7 @@ from riskcov.resources import resource_dir
 # the relations a caller provides, with the columns the queries read
 INPUTS = {
     "scored": ("series", "cluster", "confidence", "loss", "loss_scale"),
+    "labelled": ("series", "cluster", "confidence", "loss", "loss_scale", "label"),
     "samples": ("replicate", "cluster", "multiplicity"),
     "truncation": ("c",),
     "coverages": ("c",),
@@ -43,6 +44,7 @@ METRICS = (
     "mae_at_coverage",
     "coverage_at_risk",
     "effective_reliability",
+    "balanced",
     "auroc",
     "ood_at_id_coverage",
 )

@@ -27,6 +27,7 @@ class Columns:
     confidence: str = "confidence"
     loss: str = "loss"
     abstained: str | None = None
+    label: str | None = None
     loss_scale: float = 1.0
     positive: str = "domain = 'id'"
     ood: str = "domain = 'ood'"
@@ -73,9 +74,18 @@ def relations(cols: Columns) -> dict[str, str]:
         if cols.samples
         else f"SELECT DISTINCT 0 AS replicate, {cluster} AS cluster, 1 AS multiplicity FROM {table}"
     )
+    scored = (
+        f"SELECT {series} AS series, {cluster} AS cluster, {confidence} AS confidence, "
+        f"{loss} AS loss, CAST({float(cols.loss_scale)!r} AS DOUBLE) AS loss_scale"
+    )
+    label = (
+        {}
+        if cols.label is None
+        else {"labelled": f"{scored}, {_expr('--label', cols.label)} AS label FROM {table}"}
+    )
     return {
-        "scored": f"SELECT {series} AS series, {cluster} AS cluster, {confidence} AS confidence, "
-        f"{loss} AS loss, CAST({float(cols.loss_scale)!r} AS DOUBLE) AS loss_scale FROM {table}",
+        "scored": f"{scored} FROM {table}",
+        **label,
         "samples": samples,
         "truncation": _rows("c", [cols.area_coverage]),
         "coverages": _rows("c", cols.coverages),
