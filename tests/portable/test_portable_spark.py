@@ -124,9 +124,7 @@ def test_evaluate_engine_spark_equals_duckdb(tmp_path: Path, spark: Any) -> None
         res, arts[name] = _evaluate(tmp_path, name, engine, str(data), "--method", "m", *EXTRA)
         assert res.exit_code == 0, res.output
     # the old path: an ingested run's scored units shipped to Spark
-    res, arts["ingested"] = _evaluate(
-        tmp_path, "duckdb", "spark", "runs", "--method", "m", "--confidence", "all"
-    )
+    res, arts["ingested"] = _evaluate(tmp_path, "duckdb", "spark", "runs", "--method", "m", *EXTRA)
     assert res.exit_code == 0, res.output
     spark_input = arts["spark"]["inputs"][0]
     assert spark_input["read_by"] == "spark" and spark_input["experiment_id"] is None
