@@ -8,8 +8,8 @@ from riskcov.cli.app import app, floats, guarded
 
 _DIALECT_HELP = "duckdb, spark, postgres, trino or bigquery."
 _METRIC_HELP = (
-    "points, summary (default), areas, oracle, mae_at_coverage, coverage_at_risk, auroc or "
-    "ood_at_id_coverage; repeat for several."
+    "points, summary (default), areas, oracle, mae_at_coverage, coverage_at_risk, "
+    "effective_reliability, balanced (needs --label), auroc or ood_at_id_coverage; repeat for several."
 )
 
 
@@ -25,6 +25,10 @@ def sql_command(
     loss: Annotated[str, typer.Option(help="SQL expression of the loss (e.g. 1 - correct).")] = "loss",
     abstained: Annotated[
         str | None, typer.Option(help="SQL condition of a hard abstention.", show_default=False)
+    ] = None,
+    label: Annotated[
+        str | None,
+        typer.Option(help="SQL expression of a sample's class (--metric balanced).", show_default=False),
     ] = None,
     loss_scale: Annotated[float, typer.Option(help="Divides every loss (PHQ-8's abs_norm: 3).")] = 1.0,
     samples: Annotated[
@@ -42,6 +46,10 @@ def sql_command(
         str | None, typer.Option(help="Coverage@Risk alphas, default 0.01,0.02,0.05,0.1,0.15,0.2.")
     ] = None,
     area_coverage: Annotated[float, typer.Option(help="C of AURC@C, in (0, 1].")] = 0.5,
+    costs: Annotated[
+        str | None,
+        typer.Option(help="Effective reliability's costs of a wrong accepted unit, default 0,0.5,1,2,4."),
+    ] = None,
     positive: Annotated[str, typer.Option(help="SQL condition of an AUROC positive.")] = "domain = 'id'",
     ood: Annotated[str, typer.Option(help="SQL condition of an OOD sample.")] = "domain = 'ood'",
 ) -> None:
@@ -49,7 +57,7 @@ def sql_command(
     # imported here: the renderer pulls in sqlglot, which other commands need not load
     from riskcov.errors import UsageError
     from riskcov.metrics import portable
-    from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
+    from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
     from riskcov.metrics.portable_inputs import Columns, relations
 
     if not 0.0 < area_coverage <= 1.0:
@@ -61,17 +69,21 @@ def sql_command(
         confidence=confidence,
         loss=loss,
         abstained=abstained,
+        label=label,
         loss_scale=loss_scale,
         positive=positive,
         ood=ood,
         samples=samples,
         coverages=floats("--coverage-grid", coverage_grid) or list(DEFAULT_GRID),
         alphas=floats("--alpha-grid", alpha_grid) or list(DEFAULT_ALPHAS),
+        costs=floats("--costs", costs) or list(DEFAULT_COSTS),
         area_coverage=area_coverage,
     )
     rels = relations(cols)
     for name in metric or ["summary"]:
         if name not in portable.METRICS:
             raise UsageError(f"--metric {name}: one of {', '.join(portable.METRICS)}")
+        if name == "balanced" and label is None:
+            raise UsageError("--metric balanced needs --label, the SQL expression of a sample's class")
         typer.echo(f"-- riskcov {name} ({dialect})")
         typer.echo(portable.render(name, dialect, rels) + ";")

@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from riskcov.errors import UsageError
 from riskcov.metrics.budgets import refuse_outside
 from riskcov.metrics.engine import ESTIMATORS
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
 from riskcov.report.keys import grid_key
 
-DEFAULT_COSTS = [0.0, 0.5, 1.0, 2.0, 4.0]  # of a wrong accepted unit, for effective reliability
 MAX_RESAMPLES = 10_000_000
 MAX_CURVE_POINTS = 100_000
 LOSSES = ("abs", "abs_norm", "given")

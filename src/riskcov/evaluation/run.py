@@ -14,11 +14,9 @@ from typing import Any
 
 import duckdb
 
-from riskcov import __version__
-from riskcov.bootstrap import Draws, draw_chunks, memory, sample_chunks
-from riskcov.bootstrap.ranks import rank_stability
+from riskcov.bootstrap import Draws, draw_chunks, memory
 from riskcov.errors import InputError, UsageError
-from riskcov.evaluation import groups
+from riskcov.evaluation import assembly, groups, spark_input
 from riskcov.evaluation.options import Options
 from riskcov.ingest.inputs import Input, analysis_set, resolve
 from riskcov.metrics import balanced, cells, chunks, cost_curves, engine, plateau_stream
@@ -103,6 +101,8 @@ def run(
     each replicate chunk's working points (TEMP TABLE eval_points) before they are dropped;
     `inputs`: opts.inputs already resolved by the caller (evaluate_and_store)."""
     opts.check()
+    if spark_input.read_by_spark(opts):  # a table Spark reads where it lies: nothing ingested
+        return Evaluation(spark_input.evaluate(con, opts))
     if inputs is None:
         inputs = resolve(con, opts.inputs, opts.criteria)
     analysis = analysis_set(inputs, opts.intersection_only)
@@ -139,95 +139,32 @@ def run(
             raise UsageError("--engine spark evaluates per-sample runs; PHQ-8 runs take the DuckDB engine")
         from riskcov.evaluation.spark_engine import compute_all
 
-        res = compute_all(con, opts, kept, analysis.participants, b)
-        _point_only(con, opts, kept, analysis.participants, res)
+        res = compute_all(con, opts, kept, analysis.participants, b, with_balanced)
     else:
         res = _compute_all(con, opts, kept, analysis.participants, b, progress, after_chunk, with_balanced)
-    boot = {"seed": opts.seed, "n_resamples": b} if b > 0 else None
-    variants: dict[str, Any] = {}
-    deltas: dict[str, Any] = {}
-    for name in dict.fromkeys(s.csf.name for s in kept):
-        per_input = [s for s in kept if s.csf.name == name]
-        ms = [
-            artifact.series_metrics(
-                res,
-                s,
-                area_c=opts.area_coverage,
-                grid=opts.coverage_grid,
-                alphas=opts.alpha_grid,
-                bootstrap=boot,
-                costs=opts.costs if opts.estimator == "plateau-trapezoid" else None,
-            )
-            for s in per_input
-        ]
-        if len(inputs) == 1:
-            variants[name] = ms[0]
-        else:
-            variants[name] = {f"input_{k}": m for k, m in enumerate(ms)}
-            deltas[name] = artifact.deltas(res, per_input[0], per_input[1], opts.coverage_grid, b > 0)
     totals = _totals(con, kept)
     population: dict[str, Any] = {**analysis.counts, "items_total": totals[0][0]}
     if len(inputs) == 1:  # paired, each input's Cmax is in its own metrics
-        first = kept[0].index
         population["items_predicted"] = totals[0][1]
-        population["cmax"] = float(res.scalars["cmax"][first, 0])
-    art: dict[str, Any] = {
-        "schema_version": "1",
-        "created_at": artifact.utc_now(),
-        # sha256 and experiment_id pin the data: a later `ingest --replace` changes a run
-        "inputs": [_input_entry(con, i) for i in inputs],
-        "population": population,
-        "loss": loss,
-        "estimator": opts.estimator,
-        "confidence_variants": variants,
-        "skipped_variants": skipped,
-        "comparison": {
-            "enabled": len(inputs) == 2,
-            "intersection_only": opts.intersection_only,
-            "deltas": deltas if len(inputs) == 2 else None,
-            **analysis.comparison,
-        },
-        "options": {
-            "coverage_grid": opts.coverage_grid,
-            "area_coverage": opts.area_coverage,
-            "alpha_grid": opts.alpha_grid,
-            "costs": opts.costs,
-            "bootstrap_resamples": b,
-            "seed": opts.seed,
-            "confidence": opts.confidence,
-            "riskcov_version": __version__,
-            **({"engine": "spark"} if opts.engine == "spark" else {}),
-        },
-    }
-    contestants = _contestants(kept, len(inputs))
-    if b > 0 and len(contestants) >= 2:  # docs/metrics-extended.md
-        rows = [s.index for s in contestants.values()]
-        art["rank_stability"] = rank_stability(
-            list(contestants), res.scalars["aurc_full"][rows, 1:], "aurc_full"
-        )
-        if len(inputs) > 1:  # which input and CSF each contestant is
-            art["rank_stability"]["contestants"] = {
-                name: {"input": f"input_{s.input_no}", "csf": s.csf.name} for name, s in contestants.items()
-            }
+    entries = [_input_entry(con, i) for i in inputs]
+    art = assembly.artifact_of(opts, res, kept, entries, population, loss, skipped, analysis.comparison)
     if opts.group is not None:  # last: it replaces eval_scored
         art["options"]["group"] = opts.group
         art["groups"] = groups.evaluate(
-            con, opts.group, inputs[0], kept, variants, analysis.participants, b, opts.seed, opts.alpha_grid
+            con,
+            opts.group,
+            inputs[0],
+            kept,
+            art["confidence_variants"],
+            analysis.participants,
+            b,
+            opts.seed,
+            opts.alpha_grid,
         )
     if choice.calibration is not None:  # which calibrator made the calibrated variants
         art["calibrator"] = choice.calibration
         art["options"]["calibration"] = opts.calibration
     return Evaluation(art, skipped)
-
-
-def _contestants(kept: list[Series], n_inputs: int) -> dict[str, Series]:
-    """What rank stability ranks (docs/metrics-extended.md), by name: each CSF of a single
-    input; with paired inputs each (input, CSF) as `input_<k>:<csf>`, all over the same
-    paired replicates. Aliases (a CSF computed as another's series) count once per name."""
-    out: dict[str, Series] = {}
-    for s in kept:
-        out.setdefault(s.csf.name if n_inputs == 1 else f"input_{s.input_no}:{s.csf.name}", s)
-    return out
 
 
 def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
@@ -271,28 +208,6 @@ def _totals(con: duckdb.DuckDBPyConnection, kept: list[Series]) -> list[tuple[in
         row = one(con.execute("SELECT n_total, k_total FROM eval_totals0 WHERE series = ?", [sid]))
         out.append((int(row[0]), int(row[1])) if row else (0, 0))
     return out
-
-
-def _point_only(
-    con: duckdb.DuckDBPyConnection, opts: Options, series: list[Series], participants: list[int], res: Any
-) -> None:
-    """The metrics of replicate 0 alone that the Spark engine does not compute (effective
-    reliability per cost), from DuckDB's working points of replicate 0, the same macro as the
-    DuckDB engine's."""
-    if opts.estimator != "plateau-trapezoid":
-        return
-    engine.load_samples(con, *next(sample_chunks(participants, 0, opts.seed, 1)))
-    engine.compute(
-        con,
-        series,
-        engine.Results(1),
-        area_c=opts.area_coverage,
-        grid=opts.coverage_grid,
-        alphas=opts.alpha_grid,
-        estimator=opts.estimator,
-    )
-    cost_curves.compute(con, series, res, opts.costs, replicate0_only=True)
-    con.execute("DROP TABLE eval_points")
 
 
 def _compute_all(
@@ -369,7 +284,8 @@ def evaluate_and_store(
     store.recover_artifacts(con, warehouse, output)
     with transaction(con) as tx:
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
-        inputs = resolve(con, opts.inputs, opts.criteria)  # a new file input is ingested, uncommitted
+        # a new file input is ingested, uncommitted (not one Spark reads where it lies)
+        inputs = None if spark_input.read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
         # replicate chunk's points would stay in memory (gigabytes for a large paired `all`
         # run). With every input committed, the replicates run on a connection of their

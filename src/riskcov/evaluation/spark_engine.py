@@ -1,14 +1,16 @@
 """`riskcov evaluate --engine spark`: the replicates' metrics computed on Apache Spark by the
 portable queries of sql/portable/ (docs/spark.md), everything else as with DuckDB.
 
-The evaluation's scored units (eval_scored, built by `evaluate` as for DuckDB) go to Spark once
-as Arrow; the bootstrap's multiplicities are drawn by numpy exactly as the DuckDB path draws
-them (bootstrap.sample_chunks) and shipped as Arrow, one chunk of replicates at a time. Per
-chunk Spark computes the totals and working points (cached), then the summary scalars, MAE@c
-and Coverage@Risk; the values come back into the same `engine.Results` the DuckDB engine fills,
-so the artifact and the stored rows are made by the same code. What reads every point of a
-replicate locally (the dominant points of 0/1 losses, the achievable hull of replicate 0;
-docs/metrics.md) gets those points back from Spark, for the series that need them only.
+The scored units are a Spark view: an ingested run's eval_scored shipped once as Arrow
+(`compute_all`), or a table Spark reads where it lies (evaluation/spark_input.py). The
+bootstrap's multiplicities are drawn by numpy exactly as the DuckDB path draws them
+(bootstrap.sample_chunks) and shipped as Arrow, one chunk of replicates at a time. Per chunk
+Spark computes the totals and working points (cached), then the summary scalars, MAE@c and
+Coverage@Risk, and for replicate 0 effective reliability; the values come back into the same
+`engine.Results` the DuckDB engine fills, so the artifact and the stored rows are made by the
+same code. What reads every point of a replicate locally (the dominant points of 0/1 losses,
+the achievable hull of replicate 0; docs/metrics.md) gets those points back from Spark, for
+the series that need them only.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ import numpy as np
 from riskcov.bootstrap import sample_chunks
 from riskcov.errors import UsageError
 from riskcov.evaluation.options import SPARK_INSTALL, Options
-from riskcov.metrics import engine, interpolated, portable
+from riskcov.metrics import cost_curves, curve_grid, engine, interpolated, portable
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
+from riskcov.warehouse.duckdb_helpers import temp_table
 
 # replicates per chunk shipped to Spark: one chunk's weights are clusters x this many rows
 REPLICATES_PER_CHUNK = 500
@@ -70,24 +73,58 @@ def _arrow(spark: Any, sql: str) -> dict[str, np.ndarray[Any, Any]]:
     }
 
 
-def compute_all(
-    con: duckdb.DuckDBPyConnection, opts: Options, series: list[Series], participants: list[int], b: int
-) -> engine.Results:
-    """Every metric of every series for replicates 0..b, on Spark."""
+def check(opts: Options) -> None:
+    """What --engine spark does not compute, refused before any work, with the reason."""
     if opts.estimator != "plateau-trapezoid":
-        raise UsageError(f"--engine spark computes the plateau-trapezoid estimator, not {opts.estimator}")
-    if opts.curve_points:
-        raise UsageError("--curve-points is not computed by --engine spark yet; leave it out")
+        raise UsageError(
+            f"--engine spark computes the plateau-trapezoid estimator, not {opts.estimator}: the item "
+            "estimators have no bootstrap (one pass over the point estimate), so --engine duckdb does it"
+        )
+
+
+def compute_all(
+    con: duckdb.DuckDBPyConnection,
+    opts: Options,
+    series: list[Series],
+    participants: list[int],
+    b: int,
+    with_balanced: bool = False,
+) -> engine.Results:
+    """Every metric of every series of an ingested run (eval_scored, and eval_class_cells when
+    `with_balanced`: metrics/balanced.py) for replicates 0..b, on Spark."""
+    check(opts)
     spark = session(opts.spark_master)
     # Arrow from DuckDB to Spark: NULL stays NULL (through pandas it became NaN)
     scored = con.sql(
         "SELECT series, participant_id AS cluster, confidence, loss, loss_scale FROM eval_scored"
     ).to_arrow_table()
-    spark.createDataFrame(scored).createOrReplaceTempView("riskcov_scored")
+    spark.createDataFrame(scored).cache().createOrReplaceTempView("riskcov_scored")
+    if with_balanced:
+        cells = con.sql(
+            "SELECT series, participant_id AS cluster, label, n_items, n_pred, "
+            "CAST(loss_sum AS DECIMAL(27, 18)) AS loss_sum, loss_scale, plateau FROM eval_class_cells"
+        ).to_arrow_table()
+        spark.createDataFrame(cells).cache().createOrReplaceTempView("riskcov_class_cells")
+    return compute(con, spark, opts, series, participants, b, with_balanced)
+
+
+def compute(
+    con: duckdb.DuckDBPyConnection,
+    spark: Any,
+    opts: Options,
+    series: list[Series],
+    participants: list[int],
+    b: int,
+    with_balanced: bool = False,
+) -> engine.Results:
+    """Every metric of every series for replicates 0..b over Spark's view riskcov_scored
+    (series, cluster, confidence, loss, loss_scale; cluster = the participant ids drawn), and
+    the class-balanced areas over riskcov_class_cells when `with_balanced`."""
     for view, column, values in (
         ("riskcov_truncation", "c", [opts.area_coverage]),
         ("riskcov_coverages", "c", opts.coverage_grid),
         ("riskcov_alphas", "alpha", opts.alpha_grid),
+        ("riskcov_costs", "cost", opts.costs),
     ):
         _frame(spark, {column: np.asarray(values, dtype=np.float64)}, view)
     rel = {
@@ -96,10 +133,12 @@ def compute_all(
         "truncation": "riskcov_truncation",
         "coverages": "riskcov_coverages",
         "alphas": "riskcov_alphas",
+        "costs": "riskcov_costs",
     }
     cells = spark.sql(portable.render("cells", "spark", rel))
     cells.cache().createOrReplaceTempView("riskcov_cells")
-    chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points"}
+    chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points",
+               "class_cells": "riskcov_class_cells"}  # fmt: skip
     res = engine.Results(b + 1)
     shape = (max(s.index for s in series) + 1, b + 1)
 
@@ -123,6 +162,10 @@ def compute_all(
         put("aurc_achievable_interpolated", m["series"], m["replicate"], m["aurc_interpolated_points"])
         binary = sorted({int(s) for s, yes in zip(m["series"], m["losses_binary"], strict=True) if yes == 1})
         _dominant(con, spark, binary, put)
+        if with_balanced:
+            bal = _arrow(spark, portable.render("balanced", "spark", chunked))
+            for key in ("aurc_ba", "augrc_ba"):
+                put(key, bal["series"], bal["replicate"], bal[key])
         mae = _arrow(spark, portable.render("mae_at_coverage", "spark", chunked))
         for c in opts.coverage_grid:
             sel = mae["requested"] == c
@@ -139,9 +182,7 @@ def compute_all(
             block[np.isnan(block)] = 0.0  # no qualifying point: coverage 0, not undefined
             arr[:, present] = block
         if rep[0] == 0:
-            first = rep == 0
-            engine.load_samples(con, rep[first], pid[first], mult[first])
-            _curves(con, spark, series, res, opts.area_coverage)
+            _replicate_zero(con, spark, series, res, opts, chunked)
         totals.unpersist()
         points.unpersist()
     cells.unpersist()
@@ -187,11 +228,17 @@ def _dominant(con: duckdb.DuckDBPyConnection, spark: Any, binary: list[int], put
         )
 
 
-def _curves(
-    con: duckdb.DuckDBPyConnection, spark: Any, series: list[Series], res: engine.Results, area_c: float
+def _replicate_zero(
+    con: duckdb.DuckDBPyConnection,
+    spark: Any,
+    series: list[Series],
+    res: engine.Results,
+    opts: Options,
+    chunked: dict[str, str],
 ) -> None:
-    """Replicate 0's curves from Spark's points, its totals locally (eval_totals0, as the DuckDB
-    engine keeps them) and the achievable hull (metrics/hull.py) over them."""
+    """Replicate 0's curves from Spark's points, its totals as local eval_totals0 (as the
+    DuckDB engine keeps them), the achievable hull (metrics/hull.py) over them, and effective
+    reliability per cost (sql/portable/effective_reliability.sql, replicate 0 only)."""
     cols = (
         spark.sql(
             f"SELECT series, {', '.join(engine.CURVE_COLUMNS)} FROM riskcov_points WHERE replicate = 0 "
@@ -207,9 +254,61 @@ def _curves(
             for s in series
         }
     )
-    con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS FROM eval_samples WHERE replicate = 0")
+    _totals0(con, spark, series)
+    res.achievable = achievable(con, res.curves, opts.area_coverage)
+    zero = {**chunked, **{r: f"SELECT * FROM riskcov_{r} WHERE replicate = 0" for r in ("points", "totals")}}
+    cost_curves.store(
+        res, series, opts.costs, _arrow(spark, portable.render("effective_reliability", "spark", zero))
+    )
+    if opts.curve_points:  # the curve at K coverages, read from replicate 0's points (local now)
+        temp_table(con, "eval_points", _curve_rows(res.curves))
+        cmax = {s.index: float(res.scalars["cmax"][s.index, 0]) for s in series}
+        res.curve_grids = curve_grid.sample(con, series, cmax, opts.curve_points)
+        con.execute("DROP TABLE eval_points")
+
+
+def _curve_rows(curves: dict[int, dict[str, list[Any]]]) -> dict[str, np.ndarray[Any, Any]]:
+    """Replicate 0's points as columns (series, replicate, plateau, coverage and risks)."""
+    sids = [s for s, c in curves.items() for _ in c["plateau"]]
+    out: dict[str, np.ndarray[Any, Any]] = {
+        "series": np.asarray(sids, dtype=np.int64),
+        "replicate": np.zeros(len(sids), dtype=np.int32),
+    }
+    for k, dtype in (("plateau", np.int64), ("coverage", np.float64), ("selective_risk", np.float64),
+                     ("generalized_risk", np.float64)):  # fmt: skip
+        out[k] = np.asarray([v for c in curves.values() for v in c[k]], dtype=dtype)
+    return out
+
+
+def _totals0(con: duckdb.DuckDBPyConnection, spark: Any, series: list[Series]) -> None:
+    """TEMP TABLE eval_totals0 from Spark's replicate-0 totals, through the macro the DuckDB
+    engine's totals end in (rc_totals_weighted): per population (input) N, K and the raw loss
+    sum, whether its losses are all integers, and each series' loss scale."""
+    tot = _arrow(
+        spark,
+        "SELECT t.series, t.n_total, t.k_total, CAST(t.l_total AS DOUBLE) AS l_total, t.loss_scale, "
+        "i.integral FROM riskcov_totals AS t JOIN (SELECT series, coalesce(min(CASE WHEN loss = floor(loss) "
+        "THEN 1 ELSE 0 END), 1) AS integral FROM riskcov_scored GROUP BY series) AS i ON i.series = t.series "
+        "WHERE t.replicate = 0 ORDER BY t.series",
+    )
+    population = {s.computed: s.input_no for s in series}
+    pops = np.asarray([population[int(s)] for s in tot["series"]], dtype=np.int64)
+    first = np.unique(pops, return_index=True)[1]  # every series of an input has the same units
+    temp_table(con, "eval_spark_series", {"series": tot["series"].astype(np.int64), "population": pops,
+                                          "loss_scale": tot["loss_scale"]})  # fmt: skip
+    temp_table(
+        con,
+        "eval_spark_weighted",
+        {
+            "population": pops[first],
+            "replicate": np.zeros(len(first), dtype=np.int32),
+            "n_total": tot["n_total"][first].astype(np.int64),
+            "k_total": tot["k_total"][first].astype(np.int64),
+            "l_total": tot["l_total"][first],
+            "integral": tot["integral"][first] == 1,
+        },
+    )
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_totals0 AS "
-        "FROM rc_totals_of('eval_series', 'eval_people', 'eval_unit_samples')"
+        "FROM rc_totals_weighted('eval_spark_series', 'eval_spark_weighted')"
     )
-    res.achievable = achievable(con, res.curves, area_c)

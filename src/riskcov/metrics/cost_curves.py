@@ -1,8 +1,8 @@
 """Effective reliability per cost (docs/metrics-extended.md): for each cost c of `--costs`,
 the best Phi_c over each replicate's working points with its threshold and coverage, from the
-SQL macro rc_effective_reliability; replicate 0 gives the value, the others its bootstrap CI.
-The oracle-gap area that goes with it is the artifact's eaurc_population (the same integral),
-not a number of its own."""
+SQL macro rc_effective_reliability (on Spark: sql/portable/effective_reliability.sql, replicate
+0 alone); replicate 0 gives the value, the others its bootstrap CI. The oracle-gap area that
+goes with it is the artifact's eaurc_population (the same integral), not a number of its own."""
 
 from __future__ import annotations
 
@@ -38,11 +38,17 @@ def compute(
     ).fetchnumpy()
     for name in ("points", "totals"):
         con.execute(f"DROP VIEW eval_{name}_phi")
+    store(res, series, costs, out)
+
+
+def store(res: Results, series: list[Series], costs: list[float], out: dict[str, Any]) -> None:
+    """Rows (series, [replicate,] cost, phi, threshold, coverage: the macro's, or the portable
+    query's on Spark, which has replicate 0's alone) into res.scalars."""
     if not len(out["series"]):
         return
     for c in costs:
         sel = out["cost"] == c
-        rep = out["replicate"][sel].astype(np.intp)
+        rep = out["replicate"][sel].astype(np.intp) if "replicate" in out else 0
         for column in COLUMNS:
             put(res, series, f"phi_{column}@{c!r}", out["series"][sel], rep, out[column][sel])
 

@@ -25,10 +25,12 @@ from riskcov.resources import resource_dir
 # the relations a caller provides, with the columns the queries read
 INPUTS = {
     "scored": ("series", "cluster", "confidence", "loss", "loss_scale"),
+    "labelled": ("series", "cluster", "confidence", "loss", "loss_scale", "label"),
     "samples": ("replicate", "cluster", "multiplicity"),
     "truncation": ("c",),
     "coverages": ("c",),
     "alphas": ("alpha",),
+    "costs": ("cost",),
     "scores": ("series", "score", "positive"),
     "domain_scores": ("series", "confidence", "ood"),
     "targets": ("c",),
@@ -41,6 +43,8 @@ METRICS = (
     "oracle",
     "mae_at_coverage",
     "coverage_at_risk",
+    "effective_reliability",
+    "balanced",
     "auroc",
     "ood_at_id_coverage",
 )

@@ -15,7 +15,7 @@ from sqlglot.errors import ParseError
 
 from riskcov.errors import UsageError
 from riskcov.metrics.budgets import refuse_outside
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_GRID
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
 
 
 @dataclass
@@ -28,12 +28,14 @@ class Columns:
     confidence: str = "confidence"
     loss: str = "loss"
     abstained: str | None = None
+    label: str | None = None
     loss_scale: float = 1.0
     positive: str = "domain = 'id'"
     ood: str = "domain = 'ood'"
     samples: str | None = None
     coverages: list[float] = field(default_factory=lambda: list(DEFAULT_GRID))
     alphas: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
+    costs: list[float] = field(default_factory=lambda: list(DEFAULT_COSTS))
     area_coverage: float = 0.5
     targets: list[float] = field(default_factory=lambda: [0.6, 0.7, 0.8, 0.9])
 
@@ -75,13 +77,23 @@ def relations(cols: Columns) -> dict[str, str]:
         if cols.samples
         else f"SELECT DISTINCT 0 AS replicate, {cluster} AS cluster, 1 AS multiplicity FROM {table}"
     )
+    scored = (
+        f"SELECT {series} AS series, {cluster} AS cluster, {confidence} AS confidence, "
+        f"{loss} AS loss, CAST({float(cols.loss_scale)!r} AS DOUBLE) AS loss_scale"
+    )
+    label = (
+        {}
+        if cols.label is None
+        else {"labelled": f"{scored}, {_expr('--label', cols.label)} AS label FROM {table}"}
+    )
     return {
-        "scored": f"SELECT {series} AS series, {cluster} AS cluster, {confidence} AS confidence, "
-        f"{loss} AS loss, CAST({float(cols.loss_scale)!r} AS DOUBLE) AS loss_scale FROM {table}",
+        "scored": f"{scored} FROM {table}",
+        **label,
         "samples": samples,
         "truncation": _rows("c", [cols.area_coverage]),
         "coverages": _rows("c", cols.coverages),
         "alphas": _rows("alpha", cols.alphas),
+        "costs": _rows("cost", cols.costs),
         "targets": _rows("c", cols.targets),
         "scores": f"SELECT {series} AS series, {confidence} AS score, "
         f"{_expr('--positive', cols.positive)} AS positive FROM {table}",
