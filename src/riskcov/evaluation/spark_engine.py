@@ -181,6 +181,9 @@ def compute(
             block = arr[:, present]
             block[np.isnan(block)] = 0.0  # no qualifying point: coverage 0, not undefined
             arr[:, present] = block
+        # every replicate's best Phi_c: the value and its CI (sql/portable/effective_reliability.sql)
+        phi = _arrow(spark, portable.render("effective_reliability", "spark", chunked))
+        cost_curves.store(res, series, opts.costs, phi)
         if rep[0] == 0:
             _replicate_zero(con, spark, series, res, opts, chunked)
         totals.unpersist()
@@ -237,8 +240,7 @@ def _replicate_zero(
     chunked: dict[str, str],
 ) -> None:
     """Replicate 0's curves from Spark's points, its totals as local eval_totals0 (as the
-    DuckDB engine keeps them), the achievable hull (metrics/hull.py) over them, and effective
-    reliability per cost (sql/portable/effective_reliability.sql, replicate 0 only)."""
+    DuckDB engine keeps them) and the achievable hull (metrics/hull.py) over them."""
     cols = (
         spark.sql(
             f"SELECT series, {', '.join(engine.CURVE_COLUMNS)} FROM riskcov_points WHERE replicate = 0 "
@@ -256,10 +258,6 @@ def _replicate_zero(
     )
     _totals0(con, spark, series)
     res.achievable = achievable(con, res.curves, opts.area_coverage)
-    zero = {**chunked, **{r: f"SELECT * FROM riskcov_{r} WHERE replicate = 0" for r in ("points", "totals")}}
-    cost_curves.store(
-        res, series, opts.costs, _arrow(spark, portable.render("effective_reliability", "spark", zero))
-    )
     if opts.curve_points:  # the curve at K coverages, read from replicate 0's points (local now)
         temp_table(con, "eval_points", _curve_rows(res.curves))
         cmax = {s.index: float(res.scalars["cmax"][s.index, 0]) for s in series}

@@ -1,7 +1,7 @@
 """Effective reliability per cost (docs/metrics-extended.md): for each cost c of `--costs`,
 the best Phi_c over each replicate's working points with its threshold and coverage, from the
-SQL macro rc_effective_reliability (on Spark: sql/portable/effective_reliability.sql, replicate
-0 alone); replicate 0 gives the value, the others its bootstrap CI. The oracle-gap area that
+SQL macro rc_effective_reliability (on Spark: sql/portable/effective_reliability.sql);
+replicate 0 gives the value, the others its bootstrap CI. The oracle-gap area that
 goes with it is the artifact's eaurc_population (the same integral), not a number of its own."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def compute(
 
 def store(res: Results, series: list[Series], costs: list[float], out: dict[str, Any]) -> None:
     """Rows (series, [replicate,] cost, phi, threshold, coverage: the macro's, or the portable
-    query's on Spark, which has replicate 0's alone) into res.scalars."""
+    query's on Spark) into res.scalars."""
     if not len(out["series"]):
         return
     for c in costs:
@@ -66,7 +66,7 @@ def block(res: Results, index: int, costs: list[float], key: Any) -> dict[str, A
 def replicates(res: Results, index: int, c: float) -> np.ndarray[Any, Any] | None:
     """The best Phi_c of replicates 1..B of one series, or None when none was computed."""
     arr = res.scalars.get(f"phi_phi@{c!r}")
-    if arr is None or np.isnan(arr[index, 1:]).all():  # replicate 0 only (--engine spark)
+    if arr is None or np.isnan(arr[index, 1:]).all():  # no replicate computed
         return None
     return arr[index, 1:]
 
