@@ -129,7 +129,8 @@ def blocks(art: dict[str, Any], artifact_path: str | None) -> list[str | Table]:
         column = art["groups"]["column"]
         found = group_tables.rows(art["groups"])
         title, header, rows = group_tables.table(found, column, art["options"]["alpha_grid"])
-        out.append(Table(title, [(h, True) for h in header], rows))
+        # the CSF, group and n never shrink; the numbers wrap when the terminal is narrow
+        out.append(Table(title, [(h, k < 3) for k, h in enumerate(header)], rows))
     for name, same in groups.items():
         if same:
             out.append(f"{', '.join(same)}: the same numbers as {name} (shown once)")
