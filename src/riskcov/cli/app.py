@@ -168,8 +168,13 @@ def interrupted_query(exc: BaseException) -> bool:
         if type(seen).__name__ == "InterruptException" or isinstance(seen, KeyboardInterrupt):
             return True  # duckdb's (without importing duckdb here), or Python's
         text = str(seen)
-        # DuckDB reports a KeyboardInterrupt raised inside its Python callbacks as an Error
+        # DuckDB reports a KeyboardInterrupt raised inside its Python callbacks as an Error:
+        # "Error: KeyboardInterrupt: ", or the callback's whole traceback ending in it
         if text.startswith(("Query interrupted", "KeyboardInterrupt")) or "Error: KeyboardInterrupt" in text:
+            return True
+        if text.startswith("Traceback (most recent call last):") and any(
+            line.strip().startswith("KeyboardInterrupt") for line in text.splitlines()
+        ):
             return True
         seen = seen.__context__
     return False
