@@ -22,17 +22,15 @@ from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol.bounds import p_value
 from riskcov.riskcontrol.rules import (
     Points,
-    SeedOutcome,
     apply,
     candidates,
     certify,
     crc,
-    mean_std,
     uncertified,
-    violation_summary,
     working_points,
     working_points_of,
 )
+from riskcov.riskcontrol.seed_summary import SeedOutcome, mean_std, violation_summary
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 DYADIC = [0.0, 0.25, 0.5, 0.75, 1.0]

@@ -12,7 +12,7 @@ import duckdb
 
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import ood_suite, rules, suite
+from riskcov.riskcontrol import ood_suite, rules, seed_summary, suite
 from riskcov.riskcontrol.bounds import check_level
 from riskcov.riskcontrol.command_options import CertificateOptions, InputOptions
 from riskcov.warehouse.duckdb_helpers import transaction
@@ -112,12 +112,12 @@ def compare(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         mine = [r for r in certified if r["method"] == method]
         violations = sum(r["violated"] for r in mine)
         row: dict[str, Any] = {"method": method, "seeds": seeds}
-        row["coverage_at_risk_mean"], row["coverage_at_risk_std"] = rules.mean_std(car)
+        row["coverage_at_risk_mean"], row["coverage_at_risk_std"] = seed_summary.mean_std(car)
         row["violation_rate"] = violations / len(mine)
         for k, c in enumerate(opts.id_coverage):
             accepts = [r["rows"][k]["ood_accept_rate"] for r in ood_by.get(method, [])]
-            row[ood_key(c)] = rules.mean_std(accepts)[0]
-        row["aurc_mean"], row["aurc_std"] = rules.mean_std(aurcs)
+            row[ood_key(c)] = seed_summary.mean_std(accepts)[0]
+        row["aurc_mean"], row["aurc_std"] = seed_summary.mean_std(aurcs)
         rows.append(row)
     return {
         "command": "compare",

@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from riskcov.evaluation.groups import group_values
-from riskcov.riskcontrol.rules import mean_std
+from riskcov.riskcontrol.seed_summary import mean_std
 
 COLUMNS = ("method", "seed", "rule", "alpha", "group_value", "coverage")
 

@@ -15,7 +15,7 @@ from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import ood
 from riskcov.riskcontrol.command_options import InputOptions
-from riskcov.riskcontrol.rules import mean_std
+from riskcov.riskcontrol.seed_summary import mean_std
 from riskcov.riskcontrol.store import record_command
 from riskcov.warehouse.duckdb_helpers import transaction
 

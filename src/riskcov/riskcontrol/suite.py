@@ -15,7 +15,7 @@ from riskcov.evaluation.groups import check_column
 from riskcov.metrics.budgets import refuse_outside
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import fwer, group_coverage, multi_risk, rules
+from riskcov.riskcontrol import fwer, group_coverage, multi_risk, rules, seed_summary
 from riskcov.riskcontrol.bounds import check_level, check_losses
 from riskcov.riskcontrol.command_options import CertificateOptions
 from riskcov.riskcontrol.store import record_command
@@ -250,7 +250,7 @@ def summarise(
     rows: list[dict[str, Any]], margin: float | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Rows sorted by (method, alpha, rule, seed) with `violated` / `violated_margin` set, and
-    the violation summary of every (method, alpha, rule) group (rules.violation_summary)."""
+    the violation summary of every (method, alpha, rule) group (seed_summary.violation_summary)."""
     groups: dict[tuple[str, float, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["method"], r["alpha"], r["rule"]), []).append(r)
@@ -258,9 +258,10 @@ def summarise(
     for method, alpha, rule in sorted(groups, key=lambda g: (g[0], g[1], RULES.index(g[2]))):
         group = sorted(groups[(method, alpha, rule)], key=lambda r: r["seed"])
         outcomes = [
-            rules.SeedOutcome(r["seed"], r["coverage"], r["risk"], r["generalized_risk"]) for r in group
+            seed_summary.SeedOutcome(r["seed"], r["coverage"], r["risk"], r["generalized_risk"])
+            for r in group
         ]
-        s = rules.violation_summary(outcomes, alpha, rule, margin)
+        s = seed_summary.violation_summary(outcomes, alpha, rule, margin)
         for r, d in zip(group, s.pop("details"), strict=True):
             out_rows.append({**r, "violated": d["violated"], "violated_margin": d["violated_margin"]})
         summary.append({"method": method, **s})
