@@ -18,40 +18,10 @@ from riskcov.riskcontrol import experiments as ex
 from riskcov.riskcontrol import fwer, group_coverage, multi_risk, rules, seed_summary
 from riskcov.riskcontrol.bounds import check_level, check_losses
 from riskcov.riskcontrol.command_options import CertificateOptions
-from riskcov.riskcontrol.store import record_command
+from riskcov.riskcontrol.store import record_command, store_results
 from riskcov.warehouse.duckdb_helpers import transaction
 
 RULES = ("certified", "uncertified", "crc")
-RESULT_COLUMNS = (
-    "method",
-    "seed",
-    "rule",
-    "alpha",
-    "csf",
-    "cal_experiment_id",
-    "test_experiment_id",
-    "threshold",
-    "cal_coverage",
-    "cal_risk",
-    "coverage",
-    "risk",
-    "generalized_risk",
-    "accepted",
-    "violated",
-    "violated_margin",
-)
-
-P_VALUE_COLUMNS = (
-    "method",
-    "seed",
-    "alpha",
-    "candidate",
-    "threshold",
-    "cal_coverage",
-    "accepted",
-    "p_value",
-    "rejected",
-)
 
 
 @dataclass
@@ -235,17 +205,6 @@ def _tested(
     ]
 
 
-def _p_value_rows(command_id: int, procedure: str, tested: list[dict[str, Any]]) -> list[list[Any]]:
-    """risk_control_p_values' rows: per candidate its combined row, then one per risk."""
-    out = []
-    for r in tested:
-        head = [command_id, procedure, *(r[c] for c in P_VALUE_COLUMNS if c not in ("p_value", "rejected"))]
-        out.append([*head, r["p_value"], r["rejected"], "combined", None, None])
-        for risk in r["risks"]:
-            out.append([*head, risk["p_value"], r["rejected"], risk["risk"], risk["level"], risk["n"]])
-    return out
-
-
 def summarise(
     rows: list[dict[str, Any]], margin: float | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -305,18 +264,7 @@ def risk_control_and_store(
     with transaction(con) as tx:
         doc = risk_control(con, opts)
         command_id = record_command(con, "risk-control", doc["inputs"], doc["options"])
-        con.executemany(
-            f"INSERT INTO risk_control_results (command_id, {', '.join(RESULT_COLUMNS)}) "
-            f"VALUES (?, {', '.join('?' for _ in RESULT_COLUMNS)})",
-            [[command_id, *(r[c] for c in RESULT_COLUMNS)] for r in doc["rows"]],
-        )
-        if doc["p_values"]:
-            columns = ["command_id", "procedure", *P_VALUE_COLUMNS, "risk", "level", "n_tested"]
-            con.executemany(
-                f"INSERT INTO risk_control_p_values ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' for _ in columns)})",
-                _p_value_rows(command_id, opts.procedure, doc["p_values"]),
-            )
+        store_results(con, command_id, opts.procedure, doc)
         if opts.group is not None:
             con.executemany(
                 "INSERT INTO risk_control_group_coverage VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
