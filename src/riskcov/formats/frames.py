@@ -27,7 +27,8 @@ import duckdb
 
 from riskcov.errors import InputError, UsageError
 from riskcov.formats.per_sample.column_checks import INT, RAW, Source
-from riskcov.formats.per_sample.read import SampleDefaults, StagedSamples, stage, typed_columns
+from riskcov.formats.per_sample.raw_table import typed_columns
+from riskcov.formats.per_sample.read import SampleDefaults, StagedSamples, stage
 from riskcov.formats.per_sample.store_rows import first_rowid
 
 FRAME_MODULES = ("pandas", "polars", "pyarrow")

@@ -38,9 +38,7 @@ n_samples=2, n_abstained=0))
 
 from __future__ import annotations
 
-import csv
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +48,6 @@ import duckdb
 
 from riskcov.errors import InputError, UsageError
 from riskcov.formats.per_sample.column_checks import (
-    BOOL,
     FLOAT,
     INT,
     RAW,
@@ -65,31 +62,18 @@ from riskcov.formats.per_sample.column_checks import (
     show,
     typed_sql,
 )
+from riskcov.formats.per_sample.raw_table import FORMATS, read_raw, reason
 from riskcov.formats.per_sample.store_rows import (
     EXPS,
     ORDERED,
     Layout,
     drop,
     experiments,
-    first_rowid,
     inspection_views,
     rows_in_order,
 )
 
-_FORMATS = {".csv": "CSV", ".parquet": "Parquet", ".jsonl": "JSON lines", ".ndjson": "JSON lines"}
-_INTS = {
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-}
 _EXPERIMENT = "method, seed, split, domain"
-_NESTED = re.compile(r"\[\]$|^(STRUCT|MAP|UNION|LIST|ARRAY)\b|\[\d+\]$")
 _STAGED = ("staged_samples", "staged_scores", "staged_attributes", RAW, TYPED, EXPS, ORDERED)
 
 
@@ -161,101 +145,6 @@ class StagedSamples:
         return "prediction" in self.columns
 
 
-def _reason(exc: duckdb.Error) -> str:
-    """DuckDB's message as one line: its first line, and for a CSV error the reason given."""
-    lines = [line.strip() for line in str(exc).splitlines()] or [""]
-    first = re.sub(r"^[A-Za-z ]*Error: ", "", lines[0])
-    if first.startswith("CSV Error on Line"):
-        # the reason is the last line before the advice; the offending line itself may span lines
-        end = next((i for i, line in enumerate(lines) if line.startswith("Possible")), len(lines))
-        reason = next((x for x in reversed(lines[1:end]) if x and not x.startswith("Original Line")), "")
-        first = f"{first}: {reason}" if reason else first
-    return first
-
-
-def _csv_header(path: Path, reader: str) -> list[str]:
-    # DuckDB renames repeated and empty header names (a, a_1, column2); read them as written
-    try:
-        with open(reader, encoding="utf-8-sig", newline="") as f:
-            return next(csv.reader(f), [])
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: unreadable CSV: the header is not UTF-8 text") from None
-    except csv.Error as exc:
-        raise InputError(f"{path}: unreadable CSV: {exc}") from None
-
-
-def _kind(duck_type: str) -> str:
-    if duck_type in _INTS:
-        return INT
-    if duck_type in ("FLOAT", "DOUBLE") or duck_type.startswith("DECIMAL"):
-        return FLOAT
-    return BOOL if duck_type == "BOOLEAN" else TEXT
-
-
-def _read(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[list[Source], str]:
-    """Create RAW from the file (columns c0, c1, ...; row order kept): a table, or for Parquet
-    a view (the file has row numbers of its own). Return its columns and the SQL of its 1-based
-    row number. `reader` is the path DuckDB opens (see `stage_samples`)."""
-    p, fmt = literal(reader), _FORMATS[path.suffix.lower()]
-    if fmt == "CSV":
-        names = _csv_header(path, reader)
-        cols = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(names)))
-        con.execute(f"""CREATE TEMP TABLE {RAW} AS SELECT * FROM read_csv({p}, header = true,
-            auto_detect = false, columns = {{{cols}}}, delim = ',', quote = '"', escape = '"',
-            comment = '', skip = 0, strict_mode = true, null_padding = false, encoding = 'utf-8')""")
-        return [Source(name, f"c{i}", TEXT) for i, name in enumerate(names)], _row_number(con)
-    if fmt == "Parquet":
-        reader = f"read_parquet({p})"
-    else:
-        # the whole file decides the types, so a late string makes a JSON column, not a failed cast
-        json_args = f"{p}, format = 'newline_delimited', records = true"
-        found = con.execute(f"DESCRIBE SELECT * FROM read_json({json_args}, sample_size = -1)").fetchall()
-        spec = ", ".join(
-            f"{literal(n)}: {literal(t if _kind(t) != TEXT or t == 'VARCHAR' else 'JSON')}"
-            for n, t, *_ in found
-        )
-        reader = f"read_json({json_args}, auto_detect = false, columns = {{{spec}}})"
-    sources, select = typed_columns(con, reader)
-    if fmt == "Parquet":
-        select.append("file_row_number + 1 AS row_number")
-        reader = f"read_parquet({p}, file_row_number = true)"
-        con.execute(f"CREATE TEMP VIEW {RAW} AS SELECT {', '.join(select)} FROM {reader}")
-        return sources, "row_number"
-    con.execute(f"CREATE TEMP TABLE {RAW} AS SELECT {', '.join(select)} FROM {reader}")
-    return sources, _row_number(con)
-
-
-def typed_columns(
-    con: duckdb.DuckDBPyConnection, reader: str, renames: dict[str, str] | None = None
-) -> tuple[list[Source], list[str]]:
-    """The columns of `reader` (SQL of a table function or a relation name) as Sources c0, c1,
-    ... of RAW and the SELECT list making them: typed columns kept, anything else as text.
-    `renames`: a column read under another name (the Python API's `correct="is_right"`)."""
-    described = con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()
-    renames = renames or {}
-    sources, select = [], []
-    for i, (name, duck_type, *_) in enumerate(described):
-        if _NESTED.search(duck_type):
-            raise InputError(
-                f"column {name} is a nested {duck_type}; per-sample columns hold one value per row"
-            )
-        ident = '"' + name.replace('"', '""') + '"'
-        kind, nested = _kind(duck_type), ""
-        if duck_type == "JSON":  # a JSON lines column of mixed or nested values
-            select.append(f"coalesce(json_type({ident}) IN ('OBJECT', 'ARRAY'), false) AS n{i}")
-            nested = f"n{i}"
-        if kind == TEXT and duck_type != "VARCHAR":
-            ident = f"({ident} ->> '$')" if duck_type == "JSON" else f"CAST({ident} AS VARCHAR)"
-        select.append(f"{ident} AS c{i}")
-        sources.append(Source(renames.get(name, name), f"c{i}", kind, nested))
-    return sources, select
-
-
-def _row_number(con: duckdb.DuckDBPyConnection) -> str:
-    """SQL of RAW's 1-based row number, RAW being a table (its rows in file order)."""
-    return f"rowid - {first_rowid(con, RAW)} + 1"
-
-
 def _cluster_order(con: duckdb.DuckDBPyConnection, plan: Plan, is_csv: bool) -> tuple[bool, str]:
     """Whether clusters sort as numbers, and the SQL of their numeric key (NULL when not)."""
     src = plan.get("cluster") or plan.get("sample_id")
@@ -303,7 +192,7 @@ def stage_samples(
     is not a per-sample table.
     """
     drop(con, *_STAGED)
-    if path.suffix.lower() not in _FORMATS:
+    if path.suffix.lower() not in FORMATS:
         raise UsageError(
             f"{path}: not a per-sample table: the name must end in .csv, .parquet, .jsonl or .ndjson"
         )
@@ -314,12 +203,12 @@ def stage_samples(
 
     def read() -> tuple[list[Source], str]:
         try:
-            return _read(con, path, reader or str(path))
+            return read_raw(con, path, reader or str(path))
         except InputError as exc:
             raise InputError(f"{path}: {exc}") from None
         except duckdb.Error as exc:
-            reason = _reason(exc).replace(reader or str(path), str(path))
-            raise InputError(f"{path}: unreadable {_FORMATS[path.suffix.lower()]}: {reason}") from None
+            why = reason(exc).replace(reader or str(path), str(path))
+            raise InputError(f"{path}: unreadable {FORMATS[path.suffix.lower()]}: {why}") from None
 
     return stage(con, path, read, defaults, path.stem, is_csv=path.suffix.lower() == ".csv")
 
