@@ -61,7 +61,7 @@ def test_locked_warehouse_refuses_ingest_too(shared_dir, warehouse_path, held_op
     assert result.exit_code == 3
     assert result.stderr == (
         f"error: warehouse {warehouse_path} is locked by {_holder(held_open)}; wait for it or stop it. "
-        "Commands that only read (runs, history, export) share the warehouse; BI tools belong on the "
+        "Commands that only read (runs, history, export, doctor) share the warehouse; BI tools belong on the "
         "published snapshot (riskcov publish), not on the warehouse\n"
     )
 

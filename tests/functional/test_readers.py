@@ -50,7 +50,7 @@ def test_a_writer_says_who_holds_the_warehouse(held, run_cli, tmp_path):
         f"error: warehouse {wh} is locked by process {pid} ({sys.executable} -c import duckdb"
     )
     assert r.stderr.endswith(
-        "wait for it or stop it. Commands that only read (runs, history, export) share the warehouse; "
-        "BI tools belong on the published snapshot (riskcov publish), not on the warehouse\n"
+        "wait for it or stop it. Commands that only read (runs, history, export, doctor) share the "
+        "warehouse; BI tools belong on the published snapshot (riskcov publish), not on the warehouse\n"
     )
     assert r.stderr.count("\n") == 1

@@ -80,7 +80,7 @@ def _locked_message(path: Path, text: str, read_only: bool) -> str:
         return f"warehouse {path} is being written by {who}; try again when it has finished"
     return (
         f"warehouse {path} is locked by {who}; wait for it or stop it. Commands that only read "
-        "(runs, history, export) share the warehouse; BI tools belong on the published snapshot "
+        "(runs, history, export, doctor) share the warehouse; BI tools belong on the published snapshot "
         "(riskcov publish), not on the warehouse"
     )
 
