@@ -95,7 +95,7 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     def store(table: str, query: str) -> Rows:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {query}")
         pid = con.execute(f"SELECT participant_id FROM {table}").fetchnumpy()["participant_id"]
-        return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64), pid.astype(np.int64)
+        return _draw_positions(ids, order, pid.astype(np.int64)), pid.astype(np.int64)
 
     def cells(series: list[int]) -> str:
         listed = ", ".join(str(s) for s in series) or "NULL"
@@ -115,6 +115,24 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     people = store("eval_stream_people", "FROM eval_people ORDER BY population, participant_id")
     losses = store("eval_stream_losses", "FROM eval_losses ORDER BY population, participant_id, loss")
     return Plan(ids, order, per_series, grouped, group_cells, people, losses)
+
+
+def _draw_positions(ids: IntArray, order: IntArray, pid: IntArray) -> IntArray:
+    """Each of `pid`'s position in `ids` (the draw order; order = its argsort). Ingest numbers
+    clusters 1..C, so the ids are usually consecutive and a position is an offset; else
+    sorted (a plain binary search) or neither (a search through the argsort, ~5 x slower on
+    1 M ids).
+
+    >>> ids = np.array([4, 5, 6]); _draw_positions(ids, np.argsort(ids), np.array([6, 4])).tolist()
+    [2, 0]
+    >>> ids = np.array([9, 2, 5]); _draw_positions(ids, np.argsort(ids), np.array([5, 9, 2])).tolist()
+    [2, 0, 1]
+    """
+    if not len(ids) or not np.all(ids[1:] > ids[:-1]):
+        return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64)
+    if ids[-1] - ids[0] == len(ids) - 1:
+        return (pid - ids[0]).astype(np.int64)
+    return np.searchsorted(ids, pid).astype(np.int64)
 
 
 def multiplicities(plan: Plan, draws: Draws) -> dict[int, np.ndarray[Any, Any]]:
