@@ -130,8 +130,9 @@ def _draw_positions(ids: IntArray, order: IntArray, pid: IntArray) -> IntArray:
     """
     if not len(ids) or not np.all(ids[1:] > ids[:-1]):
         return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64)
-    if ids[-1] - ids[0] == len(ids) - 1:
-        return (pid - ids[0]).astype(np.int64)
+    if int(ids[-1]) - int(ids[0]) == len(ids) - 1:
+        offset: IntArray = (pid - ids[0]).astype(np.int64)
+        return offset
     return np.searchsorted(ids, pid).astype(np.int64)
 
 
