@@ -59,7 +59,8 @@ def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, work
         inputs=["run"], confidence="all", bootstrap_resamples=60, seed=5, workers=workers, chunk_replicates=25
     )
     taken: list[str] = []
-    insert = plateau_stream._insert
+    chunked_sums: list[tuple[str, list[int]]] = []
+    insert, per_replicate = plateau_stream._insert, plateau_stream._per_replicate
 
     def spy(con: Any, table: str, query: str, weights: Any, *args: Any, **kwargs: Any) -> None:
         assert con.execute("SELECT current_setting('preserve_insertion_order')").fetchall() == [(True,)]
@@ -67,7 +68,12 @@ def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, work
             taken.append(query)
         insert(con, table, query, weights, *args, **kwargs)
 
+    def spy_sums(con: Any, into: str, query: str, terms: Any, weights: Any, rows: Any) -> None:
+        chunked_sums.append((query, list(weights)))
+        per_replicate(con, into, query, terms, weights, rows)
+
     monkeypatch.setattr(plateau_stream, "_insert", spy)
+    monkeypatch.setattr(plateau_stream, "_per_replicate", spy_sums)
     loaded: list[int] = []  # the first replicate of each chunk whose sample rows were stored
     load = engine.load_samples
     monkeypatch.setattr(
@@ -80,9 +86,13 @@ def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, work
     assert _artifact(wh, opts, stream=True, monkeypatch=monkeypatch) == chunked
     # the stream weights its stored rows itself: eval_samples only for replicate 0's curves
     assert loaded == [0]
-    # both shapes and the sums without a join ran, for every replicate: 0..60
-    for query in (GROUP_SQL, STREAM_SQL, WEIGHTED_SQL, RUNS_SQL):
-        assert taken.count(query) == 61
+    # both shapes and the sums without a join ran, for every replicate: 0..60; the stream
+    # one query per replicate, the sums over participants and plateaus one per chunk of 25
+    assert taken.count(STREAM_SQL) == 61
+    for query in (GROUP_SQL, WEIGHTED_SQL, RUNS_SQL):
+        chunks = [replicates for q, replicates in chunked_sums if q == query]
+        assert sorted(r for c in chunks for r in c) == list(range(61))
+        assert len(chunks) <= 8 and max(len(c) for c in chunks) > 1
 
 
 def test_paired_phq8_stream_is_bit_identical(tmp_path, run_cli, monkeypatch):
@@ -103,9 +113,11 @@ def test_multiplicities_out_of_line_with_the_stored_rows_raise():
         "CREATE TEMP TABLE eval_stream_people AS SELECT 0 AS population, range AS participant_id, "
         "1 AS n_items, 1 AS n_pred, 0.0 AS loss_sum FROM range(3)"
     )
-    m = np.array([2, 1, 1], dtype=np.int32)
+    weights = {1: np.array([2, 1, 1], dtype=np.int32), 2: np.array([0, 0, 3], dtype=np.int32)}
     position = np.arange(3, dtype=np.int64)
-    plateau_stream._insert(con, "t", WEIGHTED_SQL, m, (position, position), {"replicate": 1}, create=True)
-    assert con.execute("SELECT n_total FROM t").fetchall() == [(4,)]
+    into, terms = "CREATE OR REPLACE TEMP TABLE t AS", plateau_stream.WEIGHTED_TERMS
+    plateau_stream._per_replicate(con, into, WEIGHTED_SQL, terms, weights, (position, position))
+    assert con.execute("SELECT replicate, n_total FROM t ORDER BY replicate").fetchall() == [(1, 4), (2, 3)]
     with pytest.raises(duckdb.Error, match="not scanned in its insertion order"):
-        plateau_stream._insert(con, "t", WEIGHTED_SQL, m, (position, position[::-1].copy()), {"replicate": 1})
+        swapped = (position, position[::-1].copy())
+        plateau_stream._per_replicate(con, into, WEIGHTED_SQL, terms, weights, swapped)

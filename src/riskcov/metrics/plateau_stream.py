@@ -13,8 +13,10 @@ participant. By shape, per series:
 - most plateaus hold one cell (continuous confidences): the weighted cells stream through
   rc_running_stream, one query per series and replicate (running sums in plateau order);
 - few plateaus for many cells (ratings, rounded scores): the cells are summed per plateau
-  (rc_plateaus' sums, a hash aggregate) and the plateaus, now few, go through
-  rc_running_exact as in the chunked path.
+  (rc_plateaus' sums, a hash aggregate, for every replicate of the chunk in one scan) and the
+  plateaus, now few, go through rc_running_exact as in the chunked path.
+
+The per-participant sums (totals, the oracle's loss runs) are likewise one scan per chunk.
 
 Every number comes from the same SQL definitions (rc_point_columns for the points, and the
 metric macros over eval_points afterwards) on exact integer sums, so the points are bit for
@@ -93,7 +95,7 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     def store(table: str, query: str) -> Rows:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {query}")
         pid = con.execute(f"SELECT participant_id FROM {table}").fetchnumpy()["participant_id"]
-        return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64), pid.astype(np.int64)
+        return _draw_positions(ids, order, pid.astype(np.int64)), pid.astype(np.int64)
 
     def cells(series: list[int]) -> str:
         listed = ", ".join(str(s) for s in series) or "NULL"
@@ -115,6 +117,25 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     return Plan(ids, order, per_series, grouped, group_cells, people, losses)
 
 
+def _draw_positions(ids: IntArray, order: IntArray, pid: IntArray) -> IntArray:
+    """Each of `pid`'s position in `ids` (the draw order; order = its argsort). Ingest numbers
+    clusters 1..C, so the ids are usually consecutive and a position is an offset; else
+    sorted (a plain binary search) or neither (a search through the argsort, ~5 x slower on
+    1 M ids).
+
+    >>> ids = np.array([4, 5, 6]); _draw_positions(ids, np.argsort(ids), np.array([6, 4])).tolist()
+    [2, 0]
+    >>> ids = np.array([9, 2, 5]); _draw_positions(ids, np.argsort(ids), np.array([5, 9, 2])).tolist()
+    [2, 0, 1]
+    """
+    if not len(ids) or not np.all(ids[1:] > ids[:-1]):
+        return order[np.searchsorted(ids, pid, sorter=order)].astype(np.int64)
+    if int(ids[-1]) - int(ids[0]) == len(ids) - 1:
+        offset: IntArray = (pid - ids[0]).astype(np.int64)
+        return offset
+    return np.searchsorted(ids, pid).astype(np.int64)
+
+
 def multiplicities(plan: Plan, draws: Draws) -> dict[int, np.ndarray[Any, Any]]:
     """Each replicate's multiplicity per participant (draw order) of a chunk of draws."""
     if not np.array_equal(draws.participants, plan.participants):
@@ -123,22 +144,50 @@ def multiplicities(plan: Plan, draws: Draws) -> dict[int, np.ndarray[Any, Any]]:
 
 
 MISALIGNED = "sort-once: a stored table was not scanned in its insertion order"
-# rc_totals_of's and rc_loss_runs' weighted sums (their exact branch: plan() requires integer
-# losses), over the participants in draw order instead of a join with the sample rows
+# The sums over participants and per plateau are taken for every replicate of a chunk in one
+# scan of the stored rows: `_weights` holds one multiplicity column per replicate (w0, w1, ...,
+# in the order of $replicates), each sum is a list with one element per replicate, and unnest
+# turns the lists back into one row per replicate. Every sum is of integer-valued numbers (plan()
+# requires integer losses), so it is exact in any order and adding a replicate's zero weights
+# changes nothing; a row that no replicate drew is dropped as the per-replicate filter w > 0 did.
+# {k} below is filled per chunk with one term per replicate (_per_replicate).
+ALIGNED = "CASE WHEN w.participant_id <> {t}.participant_id THEN error($misaligned) ELSE true END"
+# rc_totals_of's and rc_loss_runs' weighted sums (their exact branch), over the participants in
+# draw order instead of a join with the sample rows: the rows rc_totals_weighted and
+# rc_oracle_runs read
 WEIGHTED_SQL = """
-    SELECT p.population, CAST($replicate AS INTEGER) AS replicate,
-           CAST(sum(w.w * p.n_items) AS BIGINT) AS n_total,
-           CAST(sum(w.w * p.n_pred) AS BIGINT) AS k_total,
-           sum(w.w * p.loss_sum) AS l_total, true AS integral
-    FROM eval_stream_people AS p POSITIONAL JOIN _weights AS w
-    WHERE CASE WHEN w.participant_id <> p.participant_id THEN error($misaligned) ELSE w.w > 0 END
-    GROUP BY p.population"""
+    SELECT population, replicate, n_total, k_total, l_total, true AS integral
+    FROM (
+        SELECT population, CAST(unnest($replicates) AS INTEGER) AS replicate,
+               CAST(unnest(n) AS BIGINT) AS n_total, CAST(unnest(k) AS BIGINT) AS k_total,
+               unnest(l) AS l_total, unnest(drawn) AS drawn
+        FROM (
+            SELECT p.population, list_value({n}) AS n, list_value({k}) AS k, list_value({l}) AS l,
+                   list_value({drawn}) AS drawn
+            FROM eval_stream_people AS p POSITIONAL JOIN _weights AS w
+            WHERE {aligned}
+            GROUP BY p.population))
+    WHERE drawn > 0"""
+WEIGHTED_TERMS = {
+    "n": "sum(w.w{i} * p.n_items)",
+    "k": "sum(w.w{i} * p.n_pred)",
+    "l": "sum(w.w{i} * p.loss_sum)",
+    "drawn": "max(w.w{i})",
+    "aligned": ALIGNED.format(t="p"),
+}
 RUNS_SQL = """
-    SELECT l.population, CAST($replicate AS INTEGER) AS replicate, l.loss AS v,
-           any_value(l.loss_scale) AS loss_scale, sum(w.w * l.n) AS c
-    FROM eval_stream_losses AS l POSITIONAL JOIN _weights AS w
-    WHERE CASE WHEN w.participant_id <> l.participant_id THEN error($misaligned) ELSE w.w > 0 END
-    GROUP BY l.population, l.loss"""
+    SELECT population, replicate, v, loss_scale, c
+    FROM (
+        SELECT population, CAST(unnest($replicates) AS INTEGER) AS replicate, v, loss_scale,
+               unnest(c) AS c
+        FROM (
+            SELECT l.population, l.loss AS v, any_value(l.loss_scale) AS loss_scale,
+                   list_value({c}) AS c
+            FROM eval_stream_losses AS l POSITIONAL JOIN _weights AS w
+            WHERE {aligned}
+            GROUP BY l.population, l.loss))
+    WHERE c > 0"""
+RUNS_TERMS = {"c": "sum(w.w{i} * l.n)", "aligned": ALIGNED.format(t="l")}
 STREAM_SQL = """
     WITH cells AS (
         SELECT c.series, CAST($replicate AS INTEGER) AS replicate, c.plateau, c.threshold,
@@ -148,33 +197,47 @@ STREAM_SQL = """
     )
     SELECT * EXCLUDE (k_total)
     FROM rc_running_stream('cells', CAST($n_total AS BIGINT), CAST($k_total AS BIGINT), $loss_scale)"""
+# a plateau's increments are its drawn cells' sums (stored cells predict: n_pred > 0, so k > 0
+# exactly when a replicate draws one of them); the offsets run in rc_running_exact's order
 GROUP_SQL = """
-    WITH increments AS (
-        SELECT c.series, CAST($replicate AS INTEGER) AS replicate, c.plateau,
-               any_value(c.threshold) AS threshold, sum(w.w * c.n_pred) AS k,
-               sum(w.w * c.loss_sum) AS l
+    WITH sums AS (
+        SELECT c.series, c.plateau, any_value(c.threshold) AS threshold,
+               list_value({k}) AS k, list_value({l}) AS l
         FROM eval_group_cells AS c POSITIONAL JOIN _weights AS w
-        WHERE CASE WHEN w.participant_id <> c.participant_id THEN error($misaligned) ELSE w.w > 0 END
+        WHERE {aligned}
         GROUP BY c.series, c.plateau
+    ),
+    increments AS (
+        FROM (SELECT series, CAST(unnest($replicates) AS INTEGER) AS replicate, plateau, threshold,
+                     unnest(k) AS k, unnest(l) AS l
+              FROM sums)
+        WHERE k > 0
     ),
     totals AS (
         SELECT * REPLACE (
             coalesce(sum(k_total) OVER before, 0) AS k_offset,
             coalesce(sum(l_total) OVER before, 0.0) AS l_offset)
-        FROM eval_totals WHERE replicate = $replicate AND series IN (SELECT series FROM increments)
-        WINDOW before AS (ORDER BY series ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+        FROM eval_totals
+        WHERE replicate IN (SELECT unnest($replicates)) AND series IN (SELECT series FROM increments)
+        WINDOW before AS (ORDER BY series, replicate ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     )
     SELECT * EXCLUDE (k_total) FROM rc_running_exact('increments', 'totals')"""
+GROUP_TERMS = {
+    "k": "sum(w.w{i} * c.n_pred)",
+    "l": "sum(w.w{i} * c.loss_sum)",
+    "aligned": ALIGNED.format(t="c"),
+}
 
 
 def totals(con: duckdb.DuckDBPyConnection, plan: Plan, draws: Draws) -> dict[int, np.ndarray[Any, Any]]:
     """TEMP TABLEs eval_totals (rc_totals_weighted) and eval_runs (the oracle's runs, as
     rc_loss_runs) of the replicates in `draws`; returns their multiplicities for `points`."""
     weights = multiplicities(plan, draws)
-    sums = (("eval_weighted", WEIGHTED_SQL, plan.people), ("eval_runs", RUNS_SQL, plan.losses))
-    for table, query, rows in sums:
-        for i, (replicate, m) in enumerate(weights.items()):
-            _insert(con, table, query, m, rows, {"replicate": replicate}, create=i == 0)
+    for table, query, terms, rows in (
+        ("eval_weighted", WEIGHTED_SQL, WEIGHTED_TERMS, plan.people),
+        ("eval_runs", RUNS_SQL, RUNS_TERMS, plan.losses),
+    ):
+        _per_replicate(con, f"CREATE OR REPLACE TEMP TABLE {table} AS", query, terms, weights, rows)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_totals AS FROM rc_totals_weighted('eval_series', 'eval_weighted')"
     )
@@ -196,15 +259,42 @@ def points(con: duckdb.DuckDBPyConnection, plan: Plan, weights: dict[int, np.nda
     empty = {"replicate": -1, "series": -1, "n_total": 1, "k_total": 1, "loss_scale": 1}
     none = np.zeros(0, dtype=np.int64)
     _insert(con, "eval_points", STREAM_SQL, none, (none, none), empty, create=True)
+    if plan.grouped:  # every replicate's few plateaus at once
+        _per_replicate(con, "INSERT INTO eval_points", GROUP_SQL, GROUP_TERMS, weights, plan.grouped_cells)
     for replicate, m in weights.items():
-        if plan.grouped:
-            _insert(con, "eval_points", GROUP_SQL, m, plan.grouped_cells, {"replicate": replicate})
         for series, cells in plan.streamed:
             n_total, k_total, scale = blocks[(series, replicate)]
             if k_total:  # nothing predicted: the block has no points
                 params = {"replicate": replicate, "series": series, "n_total": n_total}
                 params.update(k_total=k_total, loss_scale=scale)
                 _insert(con, "eval_points", STREAM_SQL, m, cells, params)
+
+
+def _per_replicate(
+    con: duckdb.DuckDBPyConnection,
+    into: str,
+    query: str,
+    terms: dict[str, str],
+    weights: dict[int, np.ndarray[Any, Any]],
+    rows: Rows,
+) -> None:
+    """`into` the rows of `query` for every replicate of `weights` from one scan of its stored
+    table (rows), each replicate's multiplicities (per participant, draw order) gathered into
+    that table's order as a column w<i> of `_weights`; `terms` fills the query's per-replicate
+    lists. The participant ids ride along, and the query checks them against the stored rows."""
+    position, participant = rows
+    columns: dict[str, np.ndarray[Any, Any]] = {"participant_id": participant}
+    columns.update({f"w{i}": m[position] for i, m in enumerate(weights.values())})
+    filled = {
+        name: term if name == "aligned" else ", ".join(term.format(i=i) for i in range(len(weights)))
+        for name, term in terms.items()
+    }
+    con.register("_weights", columns)
+    try:
+        params = {"replicates": list(weights), "misaligned": MISALIGNED}
+        con.execute(f"{into} {query.format(**filled)}", params)
+    finally:
+        con.unregister("_weights")
 
 
 def _insert(
