@@ -18,9 +18,13 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.warehouse.duckdb_helpers import one, one_thread
+from riskcov.warehouse.duckdb_helpers import bounded_memory, one, one_thread
 
 TABLES = ("metrics", "rc_points")
+# DuckDB's memory while the metric tables are computed: without a bound its buffers for the
+# temporary tables of a 100,000-participant ingest grew to ~1.5 GiB on top of the parsed run;
+# beyond the bound it spills them to the warehouse's temp directory (docs/performance.md, ingest)
+MEMORY_LIMIT_BYTES = 640 * 2**20
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
 _TEMP = (
@@ -65,7 +69,12 @@ def forget_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None = None) -> int:
     """(Re)compute the rows of `experiment_ids` (every experiment when None); return the
-    number of metric rows written."""
+    number of metric rows written. DuckDB's memory is bounded meanwhile (MEMORY_LIMIT_BYTES)."""
+    with bounded_memory(con, MEMORY_LIMIT_BYTES):
+        return _refresh(con, experiment_ids)
+
+
+def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None) -> int:
     if experiment_ids is None:
         for table in TABLES:
             con.execute(f"DELETE FROM {table}")
