@@ -142,3 +142,42 @@ def test_a_refresh_in_rounds_of_one_csf_stores_the_same_rows_as_one_round(
     assert whole["repeated points"] == [(0,)]
     assert len(whole["metrics"]) == 13 * 2 + 1 + 2  # PHQ-8: 13 CSFs x 2 losses; 1 + 2 per-sample
     assert {r[8] for r in whole["metrics"] if r[2] == 2} == {"confidence", "other"}  # csf of cont.csv
+
+
+def test_the_metric_tables_are_computed_under_a_bounded_memory_limit_then_restored(
+    warehouse_path, tmp_path, monkeypatch
+):
+    """DuckDB's memory_limit is the metric tables' bound while they are computed (a
+    100,000-participant ingest peaked at 3.1 GiB without it) and the instance's own limit
+    again afterwards, also when the computation fails."""
+    import pytest
+
+    from riskcov.errors import InputError
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
+    from riskcov.ingest import ingest_file
+    from riskcov.warehouse import metric_tables as materialise
+
+    seen: list[str] = []
+    real = materialise._metrics
+
+    def spy(con):
+        seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        if len(seen) == 2:
+            raise InputError("stop here")
+        real(con)
+
+    monkeypatch.setattr(materialise, "_metrics", spy)
+    limit = "SELECT current_setting('memory_limit')"
+    bound = f"{materialise.MEMORY_LIMIT_BYTES / 2**20:.1f} MiB"
+    for name, text in (("preds.csv", PREDS), ("other.csv", OTHER)):
+        (tmp_path / name).write_text(text)
+    with open_warehouse(warehouse_path) as con:
+        before = con.execute(limit).fetchone()[0]
+        assert ingest_file(con, tmp_path / "preds.csv").status == "ingested"
+        assert con.execute(limit).fetchone()[0] == before
+        with pytest.raises(InputError, match="stop here"):
+            ingest_file(con, tmp_path / "other.csv")
+        assert con.execute(limit).fetchone()[0] == before
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
+    assert seen == [bound, bound]
+    assert before != bound

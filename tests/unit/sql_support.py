@@ -19,6 +19,7 @@ RC_MACROS = (
     "rc_running_exact",
     "rc_running",
     "rc_points",
+    "rc_points_once",
     "rc_points_point_estimate",
 )
 

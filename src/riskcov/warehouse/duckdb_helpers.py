@@ -119,6 +119,57 @@ def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         con.execute(f"SET threads = {threads}")
 
 
+_SIZE_UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+_SIZE_UNITS |= {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+
+
+def _size_bytes(text: str) -> float:
+    """Bytes of a DuckDB size setting as it reads it back ('18.8 GiB', '512.0 MiB')."""
+    number, unit = text.split()
+    return float(number) * _SIZE_UNITS[unit]
+
+
+@contextmanager
+def bounded_memory(con: duckdb.DuckDBPyConnection, limit_bytes: int) -> Iterator[None]:
+    """DuckDB's `memory_limit` lowered to `limit_bytes` for the block (an instance-wide
+    setting), then restored (also when the block fails): beyond it, DuckDB spills its temporary
+    tables and operator state to its temp directory (`<warehouse>.tmp`). A no-op when the limit
+    is already at most `limit_bytes`, and for an in-memory database, whose temp directory would
+    be the working directory's `.tmp`.
+
+    >>> import pathlib, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> con = duckdb.connect(str(pathlib.Path(folder.name) / "file.duckdb"))
+    >>> with bounded_memory(con, 2**29):
+    ...     one(con.execute("SELECT current_setting('memory_limit')"))
+    ('512.0 MiB',)
+    >>> one(con.execute("SELECT current_setting('memory_limit')")) == one(duckdb.connect().execute(
+    ...     "SELECT current_setting('memory_limit')"))
+    True
+    >>> con.close(); folder.cleanup()
+    """
+    row = one(
+        con.execute(
+            "SELECT current_setting('memory_limit'), "
+            "(SELECT path FROM duckdb_databases() WHERE database_name = current_database())"
+        )
+    )
+    if row is None or row[1] is None or _size_bytes(str(row[0])) <= limit_bytes:
+        yield
+        return
+    before = str(row[0])
+    default = one(duckdb.connect().execute("SELECT current_setting('memory_limit')"))
+    con.execute(f"SET memory_limit = '{int(limit_bytes)}B'")
+    try:
+        yield
+    finally:
+        # the setting reads back rounded: the default is restored as such, any other as read
+        if default is not None and before == default[0]:
+            con.execute("RESET memory_limit")
+        else:
+            con.execute(f"SET memory_limit = '{before}'")
+
+
 @contextmanager
 def registered(con: duckdb.DuckDBPyConnection, name: str, columns: Any) -> Iterator[str]:
     """`columns` (a dict of numpy arrays, one per column) readable as the relation `name` for

@@ -2,7 +2,8 @@
 (migration 0006), kept per experiment so that v_metrics / v_rc_points are scans.
 
 Rows are computed by the macros of `sql/` only (warehouse_confidences → warehouse_series →
-warehouse_scored → rc_totals_of → rc_points per round of a few CSFs, with rc_people once per
+warehouse_scored → rc_totals_of → rc_points_once, each series sorted once, or rc_points when a
+block's losses are not integers, per round of a few CSFs, with rc_people once per
 population; then warehouse_metrics, i.e. rc_summary, once over every round's points), exactly
 as `evaluate --bootstrap-resamples 0`, on the experiments being added, through TEMP tables (a
 view chain would recompute the points for every macro that reads them). The macros get integer
@@ -17,9 +18,13 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.warehouse.duckdb_helpers import one, one_thread
+from riskcov.warehouse.duckdb_helpers import bounded_memory, one, one_thread
 
 TABLES = ("metrics", "rc_points")
+# DuckDB's memory while the metric tables are computed: without a bound its buffers for the
+# temporary tables of a 100,000-participant ingest grew to ~1.5 GiB on top of the parsed run;
+# beyond the bound it spills them to the warehouse's temp directory (docs/performance.md, ingest)
+MEMORY_LIMIT_BYTES = 640 * 2**20
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
 _TEMP = (
@@ -64,7 +69,12 @@ def forget_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None = None) -> int:
     """(Re)compute the rows of `experiment_ids` (every experiment when None); return the
-    number of metric rows written."""
+    number of metric rows written. DuckDB's memory is bounded meanwhile (MEMORY_LIMIT_BYTES)."""
+    with bounded_memory(con, MEMORY_LIMIT_BYTES):
+        return _refresh(con, experiment_ids)
+
+
+def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None) -> int:
     if experiment_ids is None:
         for table in TABLES:
             con.execute(f"DELETE FROM {table}")
@@ -143,10 +153,12 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
         "CREATE OR REPLACE TEMP TABLE mat_totals AS "
         "FROM rc_totals_of('mat_round_series', 'mat_people', 'mat_units')"
     )
-    kinds = one(con.execute("SELECT count(DISTINCT exact) FROM mat_totals"))
+    kinds = one(con.execute("SELECT count(DISTINCT exact), bool_and(exact) FROM mat_totals"))
     # every round's points go straight into mat_all_points, which the metrics read (no copy of
-    # each round's table)
-    _keep(con, "mat_all_points", "FROM rc_points('mat_scored', 'mat_units', 'mat_totals')", first=first)
+    # each round's table); when every block is exact (integer losses) each series is sorted
+    # once (rc_points_once: the same rows as rc_points, which sorts the cells twice)
+    macro = "rc_points_once" if kinds and kinds[1] else "rc_points"
+    _keep(con, "mat_all_points", f"FROM {macro}('mat_scored', 'mat_units', 'mat_totals')", first=first)
     # the round's series are numbered from `start` in (experiment_id, csf, loss) order, and
     # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
     # the keys by position, not by a join (after which every point had to be sorted again);
