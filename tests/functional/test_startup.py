@@ -1,5 +1,6 @@
 """`riskcov --version` and `riskcov runs` start without numpy and rich (issue 12, item 4), and
-without pydantic: plain option values skip typer's pydantic coercion (riskcov.cli.coercion)."""
+without pydantic: plain option values skip typer's pydantic coercion (riskcov.cli.coercion);
+`riskcov evaluate` imports only what a DuckDB evaluation needs (docs/performance.md, start-up)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,46 @@ def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path
     row = " worked01  few_shot  2             1       8      3          5          62.5%       "
     assert lines == [header + "ingested_at         ", row + lines[1][-20:]]
     assert len(lines[1][-20:].strip()) == 19  # the ingest time, to the second
+
+
+# imported only by the commands or options that need them: sqlglot (user CSFs, `riskcov sql`,
+# --engine spark), msgspec (ingest), rich (a progress bar on a terminal), pyspark, and the
+# dataframe libraries of the Python API
+NOT_FOR_EVALUATE = ("sqlglot", "msgspec", "rich", "pyspark", "pyarrow", "pandas", "polars", "pydantic")
+EVALUATE_PROBE = """
+import json, sys
+from riskcov.cli import console
+watched, report = json.loads(sys.argv[1]), sys.argv[2]
+def watch():
+    with open(report, "w") as out:
+        json.dump(sorted(m for m in watched if m in sys.modules), out)
+__import__("atexit").register(watch)
+sys.argv = ["riskcov", *sys.argv[3:]]
+console()
+"""
+
+
+def test_evaluate_imports_only_what_a_duckdb_evaluation_needs(shared_dir, warehouse_path, run_cli, tmp_path):
+    """As the benchmarks run it: output to a pipe, which the summary draws without rich."""
+    worked = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
+    artifact, seen = tmp_path / "a.json", tmp_path / "modules.json"
+    args = ["--warehouse", str(warehouse_path), "evaluate", "--input", "worked01", "--no-publish"]
+    args += ["--bootstrap-resamples", "20", "--output", str(artifact)]
+    watched = json.dumps(["duckdb", "numpy", *NOT_FOR_EVALUATE])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    env["PYTHONIOENCODING"] = "utf-8"
+    proc = subprocess.run(
+        [sys.executable, "-c", EVALUATE_PROBE, watched, str(seen), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(artifact.read_text())["options"]["bootstrap_resamples"] == 20  # it evaluated
+    assert json.loads(seen.read_text()) == ["duckdb", "numpy"]
 
 
 def test_command_modules_have_evaluated_annotations():
