@@ -60,12 +60,13 @@ def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path
 # dataframe libraries of the Python API
 NOT_FOR_EVALUATE = ("sqlglot", "msgspec", "rich", "pyspark", "pyarrow", "pandas", "polars", "pydantic")
 EVALUATE_PROBE = """
-import json, sys
+import json, os, sys
 from riskcov.cli import console
 watched, report = json.loads(sys.argv[1]), sys.argv[2]
 def watch():
     with open(report, "w") as out:
-        json.dump(sorted(m for m in watched if m in sys.modules), out)
+        modules = sorted(m for m in watched if m in sys.modules)
+        json.dump({"modules": modules, "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}, out)
 __import__("atexit").register(watch)
 sys.argv = ["riskcov", *sys.argv[3:]]
 console()
@@ -73,7 +74,8 @@ console()
 
 
 def test_evaluate_imports_only_what_a_duckdb_evaluation_needs(shared_dir, warehouse_path, run_cli, tmp_path):
-    """As the benchmarks run it: output to a pipe, which the summary draws without rich."""
+    """As the benchmarks run it: output to a pipe, which the summary draws without rich; and
+    numpy imported without OpenBLAS's thread pool, which an evaluation has no use for."""
     worked = shared_dir / "fixtures" / "runs" / "worked_example.json"
     assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
     artifact, seen = tmp_path / "a.json", tmp_path / "modules.json"
@@ -82,6 +84,7 @@ def test_evaluate_imports_only_what_a_duckdb_evaluation_needs(shared_dir, wareho
     watched = json.dumps(["duckdb", "numpy", *NOT_FOR_EVALUATE])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
     env["PYTHONIOENCODING"] = "utf-8"
+    env.pop("OPENBLAS_NUM_THREADS", None)
     proc = subprocess.run(
         [sys.executable, "-c", EVALUATE_PROBE, watched, str(seen), *args],
         capture_output=True,
@@ -92,7 +95,7 @@ def test_evaluate_imports_only_what_a_duckdb_evaluation_needs(shared_dir, wareho
     )
     assert proc.returncode == 0, proc.stderr[-500:]
     assert json.loads(artifact.read_text())["options"]["bootstrap_resamples"] == 20  # it evaluated
-    assert json.loads(seen.read_text()) == ["duckdb", "numpy"]
+    assert json.loads(seen.read_text()) == {"modules": ["duckdb", "numpy"], "blas_threads": "1"}
 
 
 def test_command_modules_have_evaluated_annotations():
