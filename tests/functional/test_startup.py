@@ -12,6 +12,19 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
+
+def _probe(code: str, *args: str, cwd: Path, **env: str | None) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter on this tree's riskcov, with `env` changed (None: unset)."""
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    for key, value in env.items():
+        full.pop(key, None)
+        if value is not None:
+            full[key] = value
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd, env=full, check=False
+    )
+
+
 # one fresh interpreter runs the quick commands in turn and reports, after each, whether
 # numpy, rich or pydantic has been imported by then (duckdb: --version prints its version)
 PROBE = """
@@ -32,15 +45,7 @@ def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path
     assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
     wh = ["--warehouse", str(warehouse_path)]
     commands = [["--version"], ["runs", *wh], ["runs", "--json", *wh]]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(commands)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        check=False,
-    )
+    proc = _probe(PROBE, json.dumps(commands), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-500:]
     assert json.loads(proc.stdout) == {
         "--version": ["duckdb"],
@@ -82,16 +87,14 @@ def test_evaluate_imports_only_what_a_duckdb_evaluation_needs(shared_dir, wareho
     args = ["--warehouse", str(warehouse_path), "evaluate", "--input", "worked01", "--no-publish"]
     args += ["--bootstrap-resamples", "20", "--output", str(artifact)]
     watched = json.dumps(["duckdb", "numpy", *NOT_FOR_EVALUATE])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    env["PYTHONIOENCODING"] = "utf-8"
-    env.pop("OPENBLAS_NUM_THREADS", None)
-    proc = subprocess.run(
-        [sys.executable, "-c", EVALUATE_PROBE, watched, str(seen), *args],
-        capture_output=True,
-        text=True,
+    proc = _probe(
+        EVALUATE_PROBE,
+        watched,
+        str(seen),
+        *args,
         cwd=tmp_path,
-        env=env,
-        check=False,
+        PYTHONIOENCODING="utf-8",
+        OPENBLAS_NUM_THREADS=None,
     )
     assert proc.returncode == 0, proc.stderr[-500:]
     assert json.loads(artifact.read_text())["options"]["bootstrap_resamples"] == 20  # it evaluated
@@ -127,12 +130,8 @@ riskcov.cli.console()
 
 
 def test_the_console_script_exits_with_the_commands_status_and_output(tmp_path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-
     def console(*args: str) -> tuple[int, str, str]:
-        proc = subprocess.run(
-            [sys.executable, "-c", CONSOLE, *args], capture_output=True, text=True, cwd=tmp_path, env=env
-        )
+        proc = _probe(CONSOLE, *args, cwd=tmp_path)
         return proc.returncode, proc.stdout, proc.stderr
 
     code, out, err = console("--version")
