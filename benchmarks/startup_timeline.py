@@ -9,11 +9,8 @@ Runs the command R times, each in a fresh interpreter through the console entry 
 (riskcov.cli.console), with RISKCOV_PUBLISH=0 (no BI snapshot), and marks CPU (process_time:
 every thread) and wall time at: the CLI imported, `open_warehouse` entered and left, the
 command's library call (`evaluate_and_store` for evaluate), the summary printed, the command
-returned; the whole process's wall time and CPU (user + system) come from outside. `--phases`
-also marks the steps inside `evaluate_and_store` (inputs resolved, items scored, the
-per-evaluation tables, the replicate path chosen, the replicates, the artifact assembled, the rows
-stored; the remainder is COMMIT and the artifact's rename). Prints each phase's median over the
-runs, and the whole process's median wall time as a status line.
+returned; the whole process's wall time and CPU (user + system) come from outside. Prints each
+phase's median over the runs, and the whole process's median wall time as a status line.
 """
 
 from __future__ import annotations
@@ -55,28 +52,9 @@ ev.open_warehouse = open_warehouse
 call = run_mod.evaluate_and_store
 def evaluate_and_store(*a, **k):
     out = call(*a, **k)
-    mark("evaluate_and_store" if not PHASES else "  the rest, COMMIT, artifact renamed")
+    mark("evaluate_and_store")
     return out
 run_mod.evaluate_and_store = evaluate_and_store
-PHASES = os.environ.get("RISKCOV_TIMELINE_PHASES") == "1"
-def marked(owner, name, label):
-    inner = getattr(owner, name)
-    def wrapper(*a, **k):
-        out = inner(*a, **k)
-        mark(label)
-        return out
-    setattr(owner, name, wrapper)
-if PHASES:  # evaluate_and_store's steps, each marked as it returns
-    from riskcov.metrics import engine, cells, chunks
-    from riskcov.evaluation import assembly
-    from riskcov.report import store
-    marked(run_mod, "resolve", "  inputs resolved")
-    marked(run_mod, "build_scored", "  loss, CSFs chosen, items scored")
-    marked(engine, "drop_series", "  per-evaluation tables (drop_series)")
-    marked(cells, "plan", "  path chosen (stream and cells plans)")
-    marked(chunks, "run", "  replicates 0..B (chunks.run)")
-    marked(assembly, "artifact_of", "  artifact assembled")
-    marked(store, "save", "  rows stored")
 show = summary.show
 def shown(*a, **k):
     show(*a, **k)
@@ -96,16 +74,12 @@ cli.console()
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument(
-        "--phases", action="store_true", help="also mark the steps inside evaluate_and_store (evaluate only)"
-    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the riskcov arguments")
     args = parser.parse_args(argv)
     command = [a for a in args.command if a != "--"] if args.command[:1] == ["--"] else args.command
     handle, marks_file = tempfile.mkstemp(suffix=".json")
     os.close(handle)
     env = {**os.environ, "RISKCOV_PUBLISH": "0", "RISKCOV_TIMELINE": marks_file}
-    env["RISKCOV_TIMELINE_PHASES"] = "1" if args.phases else "0"
     phases: dict[str, list[tuple[float, float]]] = {}
     walls, cpus = [], []
     for rep in range(args.reps):
