@@ -1,5 +1,6 @@
 """`riskcov --version` and `riskcov runs` start without numpy and rich (issue 12, item 4), and
-without pydantic: plain option values skip typer's pydantic coercion (riskcov.cli.coercion)."""
+without pydantic: plain option values skip typer's pydantic coercion (riskcov.cli.coercion);
+`riskcov evaluate` imports only what a DuckDB evaluation needs (docs/performance.md, start-up)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,19 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _probe(code: str, *args: str, cwd: Path, **env: str | None) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter on this tree's riskcov, with `env` changed (None: unset)."""
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    for key, value in env.items():
+        full.pop(key, None)
+        if value is not None:
+            full[key] = value
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd, env=full, check=False
+    )
+
 
 # one fresh interpreter runs the quick commands in turn and reports, after each, whether
 # numpy, rich or pydantic has been imported by then (duckdb: --version prints its version)
@@ -31,15 +45,7 @@ def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path
     assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
     wh = ["--warehouse", str(warehouse_path)]
     commands = [["--version"], ["runs", *wh], ["runs", "--json", *wh]]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(commands)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        check=False,
-    )
+    proc = _probe(PROBE, json.dumps(commands), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-500:]
     assert json.loads(proc.stdout) == {
         "--version": ["duckdb"],
@@ -52,6 +58,47 @@ def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path
     row = " worked01  few_shot  2             1       8      3          5          62.5%       "
     assert lines == [header + "ingested_at         ", row + lines[1][-20:]]
     assert len(lines[1][-20:].strip()) == 19  # the ingest time, to the second
+
+
+# imported only by the commands or options that need them: sqlglot (user CSFs, `riskcov sql`,
+# --engine spark), msgspec (ingest), rich (a progress bar on a terminal), pyspark, and the
+# dataframe libraries of the Python API
+NOT_FOR_EVALUATE = ("sqlglot", "msgspec", "rich", "pyspark", "pyarrow", "pandas", "polars", "pydantic")
+EVALUATE_PROBE = """
+import json, os, sys
+from riskcov.cli import console
+watched, report = json.loads(sys.argv[1]), sys.argv[2]
+def watch():
+    with open(report, "w") as out:
+        modules = sorted(m for m in watched if m in sys.modules)
+        json.dump({"modules": modules, "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}, out)
+__import__("atexit").register(watch)
+sys.argv = ["riskcov", *sys.argv[3:]]
+console()
+"""
+
+
+def test_evaluate_imports_only_what_a_duckdb_evaluation_needs(shared_dir, warehouse_path, run_cli, tmp_path):
+    """As the benchmarks run it: output to a pipe, which the summary draws without rich; and
+    numpy imported without OpenBLAS's thread pool, which an evaluation has no use for."""
+    worked = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
+    artifact, seen = tmp_path / "a.json", tmp_path / "modules.json"
+    args = ["--warehouse", str(warehouse_path), "evaluate", "--input", "worked01", "--no-publish"]
+    args += ["--bootstrap-resamples", "20", "--output", str(artifact)]
+    watched = json.dumps(["duckdb", "numpy", *NOT_FOR_EVALUATE])
+    proc = _probe(
+        EVALUATE_PROBE,
+        watched,
+        str(seen),
+        *args,
+        cwd=tmp_path,
+        PYTHONIOENCODING="utf-8",
+        OPENBLAS_NUM_THREADS=None,
+    )
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(artifact.read_text())["options"]["bootstrap_resamples"] == 20  # it evaluated
+    assert json.loads(seen.read_text()) == {"modules": ["duckdb", "numpy"], "blas_threads": "1"}
 
 
 def test_command_modules_have_evaluated_annotations():
@@ -83,12 +130,8 @@ riskcov.cli.console()
 
 
 def test_the_console_script_exits_with_the_commands_status_and_output(tmp_path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-
     def console(*args: str) -> tuple[int, str, str]:
-        proc = subprocess.run(
-            [sys.executable, "-c", CONSOLE, *args], capture_output=True, text=True, cwd=tmp_path, env=env
-        )
+        proc = _probe(CONSOLE, *args, cwd=tmp_path)
         return proc.returncode, proc.stdout, proc.stderr
 
     code, out, err = console("--version")

@@ -1,5 +1,6 @@
 """`riskcov evaluate`."""
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -74,6 +75,9 @@ def evaluate(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """RC curves, AURC/AUGRC, MAE@coverage, oracle metrics and bootstrap CIs for 1-2 inputs."""
+    # An evaluation multiplies no matrices: the OpenBLAS thread pool that numpy's import would
+    # start only costs CPU (docs/performance.md, start-up). A setting of the user's stands.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from riskcov.evaluation.run import Options, evaluate_and_store
 
     opts = Options(

@@ -16,7 +16,7 @@ import duckdb
 
 from riskcov.bootstrap import Draws, draw_chunks, memory
 from riskcov.errors import InputError, UsageError
-from riskcov.evaluation import assembly, groups, spark_input
+from riskcov.evaluation import assembly, groups
 from riskcov.evaluation.options import Options
 from riskcov.ingest.inputs import Input, analysis_set, resolve
 from riskcov.metrics import balanced, cells, chunks, cost_curves, engine, plateau_stream
@@ -101,7 +101,9 @@ def run(
     each replicate chunk's working points (TEMP TABLE eval_points) before they are dropped;
     `inputs`: opts.inputs already resolved by the caller (evaluate_and_store)."""
     opts.check()
-    if spark_input.read_by_spark(opts):  # a table Spark reads where it lies: nothing ingested
+    if _read_by_spark(opts):  # a table Spark reads where it lies: nothing ingested
+        from riskcov.evaluation import spark_input
+
         return Evaluation(spark_input.evaluate(con, opts))
     if inputs is None:
         inputs = resolve(con, opts.inputs, opts.criteria)
@@ -165,6 +167,16 @@ def run(
         art["calibrator"] = choice.calibration
         art["options"]["calibration"] = opts.calibration
     return Evaluation(art, skipped)
+
+
+def _read_by_spark(opts: Options) -> bool:
+    """spark_input.read_by_spark, imported only for --engine spark: it loads sqlglot (the
+    portable queries), slow to import and of no use to a DuckDB evaluation."""
+    if opts.engine != "spark":
+        return False
+    from riskcov.evaluation import spark_input
+
+    return spark_input.read_by_spark(opts)
 
 
 def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
@@ -285,7 +297,7 @@ def evaluate_and_store(
     with transaction(con) as tx:
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         # a new file input is ingested, uncommitted (not one Spark reads where it lies)
-        inputs = None if spark_input.read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
+        inputs = None if _read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
         # replicate chunk's points would stay in memory (gigabytes for a large paired `all`
         # run). With every input committed, the replicates run on a connection of their

@@ -9,14 +9,15 @@ from pathlib import Path
 import duckdb
 
 from riskcov.errors import RiskcovError, UsageError
-from riskcov.warehouse.connection import STORAGE_VERSION, check_database_file, connect
-from riskcov.warehouse.duckdb_helpers import one, transaction
+from riskcov.warehouse.connection import STORAGE_VERSION, check_database_file
+from riskcov.warehouse.duckdb_helpers import one
 from riskcov.warehouse.files import stale_temps, temp_beside
 
 SNAPSHOT_NAME = "riskcov-bi.duckdb"
 # the warehouse's materialised metric tables (riskcov.warehouse.metric_tables), counted in the summary line
 MATERIALISED = ("metrics", "rc_points")
 _ALIAS = "riskcov_bi_snapshot"
+_CHECKED = "riskcov_bi_previous"  # the snapshot being replaced, read before the copy
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,8 @@ def _warehouse_file(con: duckdb.DuckDBPyConnection) -> tuple[str, Path]:
 
 
 def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    row = one(con.execute(f"SELECT count(*) FROM {_identifier(table)}"))
+    """Rows of `table`, a quoted (and qualified) name."""
+    row = one(con.execute(f"SELECT count(*) FROM {table}"))
     return int(row[0]) if row else 0
 
 
@@ -80,44 +82,44 @@ def _remove(path: Path) -> None:
         leftover.unlink(missing_ok=True)
 
 
-def _copy_warehouse(con: duckdb.DuckDBPyConnection, database: str, tmp: Path) -> None:
+def _copy_warehouse(con: duckdb.DuckDBPyConnection, database: str, tmp: Path, source: Path) -> dict[str, int]:
+    """Copy the warehouse into `tmp` and stamp it; the row count of each of its tables.
+
+    The copy is attached to the warehouse's own connection and stamped there: a connection of
+    its own would start a second DuckDB instance and load the copy's catalog again. Its file is
+    checkpointed before DETACH, so no WAL is left beside it when it is renamed into place."""
     # ATTACH pins the storage version per file, so DuckDB 1.4-1.5 readers open the copy
     con.execute(f"ATTACH {_literal(str(tmp))} AS {_ALIAS} (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
     try:
         con.execute(f"COPY FROM DATABASE {_identifier(database)} TO {_ALIAS}")
+        return _finish(con, source)
     finally:
         con.execute(f"DETACH {_ALIAS}")
 
 
-def _finish(tmp: Path, source: Path) -> dict[str, int]:
-    # A connection of its own: the snapshot is the default catalog, as for a BI client. The
-    # metric tables came with the copy (the warehouse keeps them), so this only stamps it.
-    snap = connect(tmp)
-    try:
-        with transaction(snap):
-            snap.execute(
-                "INSERT OR REPLACE INTO warehouse_meta (key, value, updated_at) "
-                "VALUES ('published_from', ?, now()::TIMESTAMP), ('published_at', "
-                "CAST(now()::TIMESTAMP AS VARCHAR), now()::TIMESTAMP)",
-                [str(source.resolve())],
-            )
-        names = [
-            str(r[0])
-            for r in snap.execute(
-                "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
-                "ORDER BY table_name"
-            ).fetchall()
-        ]
-        rows = {n: _count(snap, n) for n in names}
-        snap.execute("CHECKPOINT")
-        return rows
-    finally:
-        snap.close()
+def _finish(con: duckdb.DuckDBPyConnection, source: Path) -> dict[str, int]:
+    # The metric tables came with the copy (the warehouse keeps them), so this only stamps it.
+    con.execute(
+        f"INSERT OR REPLACE INTO {_ALIAS}.warehouse_meta (key, value, updated_at) "
+        "VALUES ('published_from', ?, now()::TIMESTAMP), ('published_at', "
+        "CAST(now()::TIMESTAMP AS VARCHAR), now()::TIMESTAMP)",
+        [str(source.resolve())],
+    )
+    names = [
+        str(r[0])
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY table_name", [_ALIAS]
+        ).fetchall()
+    ]
+    rows = {n: _count(con, f"{_ALIAS}.{_identifier(n)}") for n in names}
+    con.execute(f"CHECKPOINT {_ALIAS}")
+    return rows
 
 
-def _check_target(target: Path) -> None:
+def _check_target(con: duckdb.DuckDBPyConnection, target: Path) -> None:
     """Refuse to replace an existing file that is not a riskcov snapshot (a DuckDB file with
-    `published_from` in its warehouse_meta); one held open by a BI tool is still read."""
+    `published_from` in its warehouse_meta); one held open by a BI tool is still read. Read
+    through the warehouse's connection (ATTACH, read-only), not a second DuckDB instance."""
     check_database_file(target, "--to")
     if not target.exists():
         return
@@ -126,17 +128,17 @@ def _check_target(target: Path) -> None:
         "not overwrite it: give another path"
     )
     try:
-        con = duckdb.connect(str(target), read_only=True)
+        con.execute(f"ATTACH {_literal(str(target))} AS {_CHECKED} (READ_ONLY)")
     except duckdb.Error as exc:
         if "lock" in str(exc).lower():
             return  # a writer holds it: only a riskcov publish writes a snapshot
         raise refused from None
     try:
-        row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'published_from'"))
+        row = one(con.execute(f"SELECT value FROM {_CHECKED}.warehouse_meta WHERE key = 'published_from'"))
     except duckdb.Error:
         row = None
     finally:
-        con.close()
+        con.execute(f"DETACH {_CHECKED}")
     if row is None:
         raise refused
 
@@ -150,15 +152,14 @@ def publish_snapshot(con: duckdb.DuckDBPyConnection, target: Path) -> Published:
     database, source = _warehouse_file(con)
     if target.resolve() == source.resolve():
         raise UsageError(f"--to {target}: that is the warehouse itself; give another path")
-    _check_target(target)
+    _check_target(con, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     for stale in stale_temps(target.parent, target.name):  # of a publish that was killed
         _remove(stale)
     tmp = temp_beside(target)
     _remove(tmp)
     try:
-        _copy_warehouse(con, database, tmp)
-        rows = _finish(tmp, source)
+        rows = _copy_warehouse(con, database, tmp, source)
         os.replace(tmp, target)
     except duckdb.InterruptException:
         _remove(tmp)
