@@ -113,7 +113,9 @@ def test_multiplicities_out_of_line_with_the_stored_rows_raise():
         "CREATE TEMP TABLE eval_stream_people AS SELECT 0 AS population, range AS participant_id, "
         "1 AS n_items, 1 AS n_pred, 0.0 AS loss_sum FROM range(3)"
     )
-    weights = {1: np.array([2, 1, 1], dtype=np.int32), 2: np.array([0, 0, 3], dtype=np.int32)}
+    # one scan for a chunk of replicates; one that draws nobody has no row (as when each
+    # replicate was summed over its drawn rows only)
+    weights = {r: np.array(m, dtype=np.int32) for r, m in {1: [2, 1, 1], 2: [0, 0, 3], 3: [0, 0, 0]}.items()}
     position = np.arange(3, dtype=np.int64)
     into, terms = "CREATE OR REPLACE TEMP TABLE t AS", plateau_stream.WEIGHTED_TERMS
     plateau_stream._per_replicate(con, into, WEIGHTED_SQL, terms, weights, (position, position))
