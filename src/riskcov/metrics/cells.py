@@ -84,8 +84,8 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int], *, allowed: bo
     (metrics/chunks.py shares it all the same)."""
     ids = np.asarray(participants, dtype=np.int64)
     chosen = None
-    row = one(con.execute(SHAPE_SQL))
-    if allowed and row is not None and row[0] and row[1] and len(ids):
+    row = one(con.execute(SHAPE_SQL)) if allowed else None  # its scan is costly at 1 M cells
+    if row is not None and row[0] and row[1] and len(ids):
         _, cells, plateaus, max_items, max_loss = row
         fits = bases(len(ids), int(max_items), int(max_loss))
         if fits is not None and len(ids) * int(plateaus) <= MAX_PRODUCTS_PER_CELL * int(cells):
