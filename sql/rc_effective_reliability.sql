@@ -3,14 +3,20 @@
 -- wrong), an abstained or rejected one 0, averaged over the N units: at a working point
 -- Phi_c = (k_cum - (1 + c) * L) / N with L the accepted loss in loss units. Per cost the best
 -- threshold: the working point of the largest Phi_c, ties to the fewer accepted units (the
--- lower plateau; one arg_max per block and cost, no window over the points: it runs on every
--- bootstrap replicate), or accepting nothing (Phi_c = 0, threshold NULL, coverage 0) when no
--- point is above 0. Points are compared by N * loss_scale * Phi_c = k_cum * loss_scale - (1 + c) *
+-- lower plateau), or accepting nothing (Phi_c = 0, threshold NULL, coverage 0) when no point
+-- is above 0. Points are compared by N * loss_scale * Phi_c = k_cum * loss_scale - (1 + c) *
 -- l_cum (raw loss), exact for integer losses and costs such as 0.5, 1, 2, 4, so equal values
 -- tie exactly rather than by the last bit of a ratio.
--- `points` names working points (rc_points' columns plateau, threshold, k_cum, l_cum,
--- n_total, coverage), `totals` their rc_totals (for loss_scale; every block of `totals` gets
--- rows, so one without points gets Phi_c = 0 at no threshold).
+-- It runs on every bootstrap replicate, so the costs multiply few rows and no window sorts
+-- the points: of the points of a block with equal l_cum only the one with the most accepted
+-- units can win, for every cost (a larger k_cum, the same loss). One GROUP BY keeps those
+-- candidates (about a third of the points of PHQ-8's abs losses), then one max per block and
+-- cost picks the best of them: within a block k_cum grows with the plateau, so the key
+-- (gain, -k_cum) ties to the lower plateau, and a candidate's k_cum names it (its threshold
+-- rides along; coverage is k_cum / n_total, as rc_point_columns computes it).
+-- `points` names working points (rc_points' columns threshold, k_cum and l_cum), `totals`
+-- their rc_totals (n_total and loss_scale; every block of `totals` gets rows, so one without
+-- points gets Phi_c = 0 at no threshold).
 CREATE OR REPLACE MACRO rc_effective_reliability(points, totals, costs) AS TABLE
 WITH cost_list AS (
     SELECT DISTINCT CAST(unnest(costs) AS DOUBLE) AS cost
@@ -18,23 +24,32 @@ WITH cost_list AS (
 blocks AS (  -- from the totals: a block with no working point accepts nothing
     SELECT DISTINCT series, replicate FROM query_table(totals)
 ),
+candidates AS (  -- per block and accepted loss the point with the most accepted units
+    SELECT series, replicate, l_cum, max(k_cum) AS k_cum, arg_max(threshold, k_cum) AS threshold
+    FROM query_table(points)
+    GROUP BY series, replicate, l_cum
+),
 scaled AS (
-    SELECT p.series, p.replicate, c.cost, p.plateau, p.threshold, p.coverage,
-           p.k_cum * t.loss_scale - (1 + c.cost) * p.l_cum AS gain, t.loss_scale * p.n_total AS scale
-    FROM query_table(points) AS p
+    SELECT p.series, p.replicate, c.cost, p.threshold, p.k_cum, t.n_total,
+           p.k_cum * t.loss_scale - (1 + c.cost) * p.l_cum AS gain, t.loss_scale * t.n_total AS scale
+    FROM candidates AS p
     JOIN query_table(totals) AS t USING (series, replicate)
     CROSS JOIN cost_list AS c
 ),
-best AS (  -- per block and cost the point of the largest gain, ties to the lower plateau
-    SELECT series, replicate, cost,
-           arg_max({'phi': gain / scale, 'threshold': threshold, 'coverage': coverage}, (gain, -plateau)) AS b
+best AS (  -- per block and cost the candidate of the largest gain, ties to the fewer units
+    SELECT series, replicate, cost, any_value(scale) AS scale, any_value(n_total) AS n_total,
+           max({'gain': gain, 'fewer': -k_cum, 'threshold': threshold}) AS b
     FROM scaled
     GROUP BY series, replicate, cost
+),
+phis AS (
+    SELECT series, replicate, cost, b.gain / scale AS phi, b.threshold, -b.fewer / n_total AS coverage
+    FROM best
 )
 SELECT k.series, k.replicate, c.cost,
-       CASE WHEN r.b.phi > 0 THEN r.b.phi ELSE 0.0 END AS phi,
-       CASE WHEN r.b.phi > 0 THEN r.b.threshold END AS threshold,
-       CASE WHEN r.b.phi > 0 THEN r.b.coverage ELSE 0.0 END AS coverage
+       CASE WHEN r.phi > 0 THEN r.phi ELSE 0.0 END AS phi,
+       CASE WHEN r.phi > 0 THEN r.threshold END AS threshold,
+       CASE WHEN r.phi > 0 THEN r.coverage ELSE 0.0 END AS coverage
 FROM blocks AS k
 CROSS JOIN cost_list AS c
-LEFT JOIN best AS r ON r.series = k.series AND r.replicate = k.replicate AND r.cost = c.cost;
+LEFT JOIN phis AS r ON r.series = k.series AND r.replicate = k.replicate AND r.cost = c.cost;

@@ -11,17 +11,29 @@
 -- losses and costs such as 0.5, 1, 2, 4, so equal values tie exactly. Every block of `totals`
 -- gets rows (one without points accepts nothing). The oracle-gap area that goes with it is
 -- summary's eaurc_population.
+-- It runs on every bootstrap replicate, so the costs multiply few rows: of the points of a
+-- block with equal l_cum only the one with the most accepted units (the highest plateau of
+-- them: k_cum grows with the plateau) can win, for every cost, so the window ranks those
+-- candidates alone (as the DuckDB macro rc_effective_reliability does).
 WITH cost_list AS (
     SELECT DISTINCT CAST(cost AS DOUBLE) AS cost FROM costs
 ),
 blocks AS (
     SELECT DISTINCT series, replicate FROM totals
 ),
+most AS (
+    SELECT series, replicate, l_cum, MAX(k_cum) AS k_cum FROM points GROUP BY series, replicate, l_cum
+),
+candidates AS (  -- k_cum is distinct within a block: one point per (block, l_cum)
+    SELECT p.series, p.replicate, p.plateau, p.threshold, p.coverage, p.k_cum, p.l_cum, p.n_total
+    FROM points AS p
+    JOIN most AS m ON m.series = p.series AND m.replicate = p.replicate AND m.k_cum = p.k_cum
+),
 scaled AS (
     SELECT p.series, p.replicate, c.cost, p.plateau, p.threshold, p.coverage,
            CAST(p.k_cum AS DOUBLE) * t.loss_scale - (1.0 + c.cost) * p.l_cum AS gain,
            t.loss_scale * CAST(p.n_total AS DOUBLE) AS scale
-    FROM points AS p
+    FROM candidates AS p
     JOIN totals AS t ON t.series = p.series AND t.replicate = p.replicate
     CROSS JOIN cost_list AS c
 ),
