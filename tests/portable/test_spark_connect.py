@@ -53,7 +53,7 @@ def test_evaluate_through_spark_connect_equals_duckdb(tmp_path: Path) -> None:
         env={**os.environ, "SPARK_REMOTE": "local[2]"},
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     lines = proc.stdout.strip().splitlines()
