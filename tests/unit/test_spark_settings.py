@@ -20,14 +20,16 @@ def test_local_master_gets_a_driver_heap_sized_from_the_machine(monkeypatch: pyt
     assert spark_session.settings(None, {}, "local[2]")["spark.driver.memory"] == "7g"
 
 
-def test_cluster_gets_session_settings_only() -> None:
-    for master, remote in (("spark://host:7077", None), (None, "sc://host:15002")):
-        got = spark_session.settings(master, {}, remote)
-        assert set(got) == {
-            "spark.sql.session.timeZone",
-            "spark.sql.execution.arrow.pyspark.enabled",
-            "spark.sql.shuffle.partitions",
-        }, (master, remote)
+def test_cluster_gets_no_heap_and_connect_session_settings_only() -> None:
+    session_only = {
+        "spark.sql.session.timeZone",
+        "spark.sql.execution.arrow.pyspark.enabled",
+        "spark.sql.shuffle.partitions",
+    }
+    assert set(spark_session.settings(None, {}, "sc://host:15002")) == session_only
+    # a cluster's master without Connect: also no progress bar on stderr, its own UI and heap
+    got = spark_session.settings("spark://host:7077", {}, None)
+    assert set(got) == session_only | {"spark.ui.showConsoleProgress"}
 
 
 def test_spark_conf_overrides_and_adds() -> None:

@@ -28,17 +28,18 @@ def driver_memory(physical: int | None = None) -> str:
 def settings(master: str | None, conf: dict[str, str], remote: str | None) -> dict[str, str]:
     """The settings a session starts with: riskcov's, then the user's --spark-conf over them.
     Through Spark Connect to a cluster (`remote` sc://...) only session settings can be set;
-    a local master, or a local Connect server (`remote` local[...]), also gets a driver heap
-    sized from the machine (driver_memory)."""
+    a local master, or a local Connect server (`remote` local[...]), also gets no web UI and a
+    driver heap sized from the machine (driver_memory)."""
     out = {
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.shuffle.partitions": "8",
     }
     target = remote or master or "local[*]"
+    if not remote or target.startswith("local"):  # a Spark setting, not a session's
+        out["spark.ui.showConsoleProgress"] = "false"
     if target.startswith("local"):
-        out |= {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
-        out["spark.driver.memory"] = driver_memory()
+        out |= {"spark.ui.enabled": "false", "spark.driver.memory": driver_memory()}
     return out | conf
 
 
