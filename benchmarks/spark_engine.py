@@ -1,6 +1,7 @@
 """Benchmark: `evaluate --engine spark` (local[2]) vs the DuckDB engine vs the numpy comparator.
 
     python benchmarks/spark_engine.py [--samples N] [--resamples B] [--reps R] [--master M]
+                                      [--spark-conf KEY=VALUE ...]
 
 One Parquet file (per_sample_1m.py's generator, one seed: three score columns, 0/1 losses,
 every sample its own cluster) evaluated with `--confidence all --bootstrap-resamples B` in
@@ -33,14 +34,16 @@ from pathlib import Path
 from per_sample_1m import generate
 
 
-def _evaluate(wh: Path, spec: str, engine: str, resamples: int, out: Path, master: str) -> float:
+def _evaluate(
+    wh: Path, spec: str, engine: str, resamples: int, out: Path, master: str, conf: dict[str, str]
+) -> float:
     from riskcov.evaluation.options import Options
     from riskcov.evaluation.run import evaluate_and_store
     from riskcov.warehouse.connection import connect
 
     opts = Options(
         inputs=[spec], seeds=["0"], confidence="all", bootstrap_resamples=resamples, engine=engine,
-        spark_master=master,
+        spark_master=master, spark_conf=conf if engine == "spark" else {},
     )  # fmt: skip
     con = connect(wh)
     start = time.perf_counter()
@@ -68,9 +71,13 @@ def main() -> int:
     parser.add_argument("--resamples", type=int, default=200)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--spark-conf", action="append", default=[], help="KEY=VALUE, as evaluate's")
     args = parser.parse_args()
     from riskcov.cli import app
-    from riskcov.evaluation.spark_engine import session
+    from riskcov.evaluation.options import spark_settings
+    from riskcov.evaluation.spark_session import session
+
+    conf = spark_settings(args.spark_conf)
 
     with tempfile.TemporaryDirectory(prefix="riskcov-spark-bench-") as tmp:
         work = Path(tmp)
@@ -81,7 +88,7 @@ def main() -> int:
         app(["ingest", str(data), "--warehouse", str(wh), "--no-publish"], standalone_mode=False)
         ingest = time.perf_counter() - start
         start = time.perf_counter()
-        spark = session(args.master)
+        spark = session(args.master, conf)
         spark.sql("SELECT 1").collect()
         started = time.perf_counter() - start
         print(f"ingest into DuckDB {ingest:.1f} s; Spark session start {started:.1f} s", flush=True)
@@ -89,10 +96,10 @@ def main() -> int:
         loads = []
         for rep in range(args.reps):
             times["duckdb"].append(
-                _evaluate(wh, data.stem, "duckdb", args.resamples, work / "d.json", args.master)
+                _evaluate(wh, data.stem, "duckdb", args.resamples, work / "d.json", args.master, conf)
             )
             times["spark"].append(
-                _evaluate(wh, str(data), "spark", args.resamples, work / "s.json", args.master)
+                _evaluate(wh, str(data), "spark", args.resamples, work / "s.json", args.master, conf)
             )
             times["numpy"].append(_numpy(data, args.resamples))
             loads.append(os.getloadavg()[0])

@@ -7,8 +7,6 @@ included, on a per-sample file."""
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 import duckdb
 import pytest
 from portable_support import AREA_C, PORTABLE_COLUMNS, load_inputs, make_data, mismatches, reference, wrap
+from spark_support import EXTRA, close, evaluate_cli, samples_parquet
 
 from riskcov.metrics import portable
 
@@ -25,7 +24,7 @@ pyspark = pytest.importorskip("pyspark", reason="the spark extra: pip install 'r
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
-    from riskcov.evaluation.spark_engine import session
+    from riskcov.evaluation.spark_session import session
 
     s = session("local[2]")
     yield s
@@ -51,80 +50,19 @@ def test_every_rendered_metric_equals_the_duckdb_macros(spark: Any) -> None:
         assert mismatches(name, got, want[name], exact, rel=1e-13) == [], name
 
 
-def _close(a: Any, b: Any, path: str, out: list[str]) -> None:
-    if isinstance(a, dict):
-        assert set(a) == set(b), path
-        for k in a:
-            _close(a[k], b[k], f"{path}/{k}", out)
-    elif isinstance(a, list):
-        assert len(a) == len(b), path
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            _close(x, y, f"{path}[{i}]", out)
-    elif isinstance(a, float) or isinstance(b, float):
-        tol = 1e-12 * max(1.0, abs(a)) if path.endswith("_pct") else 1e-12
-        if a is None or b is None or not math.isclose(a, b, rel_tol=0, abs_tol=tol):
-            out.append(f"{path}: duckdb {a} spark {b}")
-    elif a != b:
-        out.append(f"{path}: duckdb {a} spark {b}")
-
-
-def _samples_parquet(path: Path, rng: Any, n: int, losses: list[float], method: str = "m") -> None:
-    """A per-sample Parquet file: ties, abstentions, two score columns, text clusters (so their
-    order is text order: c10 before c2), two methods (the evaluation picks one), labels (the
-    class-balanced areas)."""
-    con = duckdb.connect()
-    cols = {
-        "sample_id": list(range(n)),
-        "confidence": rng.choice([0.2, 0.5, 0.8, 0.9], n).tolist(),
-        "confidence_msp": rng.random(n).round(2).tolist(),
-        "loss": rng.choice(losses, n).tolist(),
-        "abstained": (rng.random(n) < 0.1).tolist(),
-        "cluster": [f"c{k}" for k in rng.integers(0, 20, n)],
-        "method": [method if k % 3 else "other" for k in range(n)],
-        "label": rng.integers(0, 3, n).tolist(),
-        "prediction": rng.integers(0, 3, n).tolist(),
-    }
-    con.execute(
-        "COPY (SELECT unnest($s::BIGINT[]) AS sample_id, unnest($c::DOUBLE[]) AS confidence, "
-        "unnest($m::DOUBLE[]) AS confidence_msp, unnest($l::DOUBLE[]) AS loss, "
-        "unnest($a::BOOLEAN[]) AS abstained, unnest($k::VARCHAR[]) AS cluster, "
-        "unnest($e::VARCHAR[]) AS method, unnest($y::BIGINT[]) AS label, "
-        f"unnest($p::BIGINT[]) AS prediction) TO '{path}' (FORMAT parquet)",
-        {"s": cols["sample_id"], "c": cols["confidence"], "m": cols["confidence_msp"], "l": cols["loss"],
-         "a": cols["abstained"], "k": cols["cluster"], "e": cols["method"], "y": cols["label"],
-         "p": cols["prediction"]},
-    )  # fmt: skip
-
-
-def _evaluate(tmp_path: Path, name: str, engine: str, spec: str, *extra: str) -> Any:
-    from typer.testing import CliRunner
-
-    from riskcov.cli import app
-
-    out = tmp_path / f"{name}.json"
-    args = ["evaluate", "--warehouse", str(tmp_path / f"{name}.duckdb"), "--input", spec,
-            "--bootstrap-resamples", "8", "--output", str(out), "--engine", engine,
-            "--spark-master", "local[2]", *extra]  # fmt: skip
-    res = CliRunner().invoke(app, args)
-    return res, (json.loads(out.read_text()) if res.exit_code == 0 else None)
-
-
-EXTRA = ("--confidence", "all", "--curve-points", "11")
-
-
 def test_evaluate_engine_spark_equals_duckdb(tmp_path: Path, spark: Any) -> None:
     """The same Parquet through DuckDB (ingested) and Spark (read where it lies, and as an
     ingested run): equal artifacts to 1e-12, CIs included."""
     import numpy as np
 
     data = tmp_path / "runs.parquet"
-    _samples_parquet(data, np.random.default_rng(7), 90, [0.0, 0.25, 1 / 3, 1.0])
+    samples_parquet(data, np.random.default_rng(7), 90, [0.0, 0.25, 1 / 3, 1.0])
     arts = {}
     for name, engine in (("duckdb", "duckdb"), ("spark", "spark")):
-        res, arts[name] = _evaluate(tmp_path, name, engine, str(data), "--method", "m", *EXTRA)
+        res, arts[name] = evaluate_cli(tmp_path, name, engine, str(data), "--method", "m", *EXTRA)
         assert res.exit_code == 0, res.output
     # the old path: an ingested run's scored units shipped to Spark
-    res, arts["ingested"] = _evaluate(tmp_path, "duckdb", "spark", "runs", "--method", "m", *EXTRA)
+    res, arts["ingested"] = evaluate_cli(tmp_path, "duckdb", "spark", "runs", "--method", "m", *EXTRA)
     assert res.exit_code == 0, res.output
     spark_input = arts["spark"]["inputs"][0]
     assert spark_input["read_by"] == "spark" and spark_input["experiment_id"] is None
@@ -137,7 +75,7 @@ def test_evaluate_engine_spark_equals_duckdb(tmp_path: Path, spark: Any) -> None
             assert "curve_grid" in variant, (other, csf, sorted(variant))
         diffs: list[str] = []
         for key in ("population", "confidence_variants", "loss", "rank_stability"):
-            _close(arts["duckdb"][key], arts[other][key], key, diffs)
+            close(arts["duckdb"][key], arts[other][key], key, diffs)
         assert diffs == [], other
     variant = arts["duckdb"]["confidence_variants"]["confidence"]
     assert variant["bootstrap"]["n_resamples"] == 8
@@ -157,8 +95,8 @@ def test_spark_input_bad_value_is_one_line_and_stores_nothing(tmp_path: Path, sp
     import numpy as np
 
     data = tmp_path / "bad.parquet"
-    _samples_parquet(data, np.random.default_rng(3), 30, [0.0, 1.0, -1.0])
-    res, _ = _evaluate(tmp_path, "bad", "spark", str(data), "--method", "m")
+    samples_parquet(data, np.random.default_rng(3), 30, [0.0, 1.0, -1.0])
+    res, _ = evaluate_cli(tmp_path, "bad", "spark", str(data), "--method", "m")
     assert res.exit_code == 1, res.output
     con = duckdb.connect()
     first = con.execute(
@@ -167,7 +105,7 @@ def test_spark_input_bad_value_is_one_line_and_stores_nothing(tmp_path: Path, sp
     assert first is not None
     line = f"bad.parquet: sample {first[0]}: column loss: not a finite number >= 0 ({first[1]} sample(s))"
     assert line in res.output and len(res.output.strip().splitlines()) == 1, res.output
-    res, _ = _evaluate(tmp_path, "bad", "spark", str(data))
+    res, _ = evaluate_cli(tmp_path, "bad", "spark", str(data))
     assert res.exit_code == 2 and "choose one with --method (m, other)" in res.output, res.output
     wh = duckdb.connect(str(tmp_path / "bad.duckdb"), read_only=True)
     assert wh.execute("SELECT count(*) FROM evaluations").fetchone() == (0,)
@@ -194,3 +132,19 @@ def test_spark_fingerprint_follows_content_not_layout(tmp_path: Path, spark: Any
         prints.append(spark_checks.experiments(spark, str(folder))[1])
     assert prints[0] == prints[1] and prints[0]["rows"] == 12
     assert prints[2]["xxhash64_sum"] != prints[0]["xxhash64_sum"]
+
+
+def test_delta_without_its_jars_is_one_line_naming_the_input(tmp_path: Path, spark: Any) -> None:
+    """A Delta folder (one with _delta_log/) is read as Delta; without Delta Lake's jars in the
+    session (this machine reaches no Maven repository: docs/spark.md) Spark cannot, and the
+    evaluation stops with one line naming the input and Spark's reason, storing nothing."""
+    folder = tmp_path / "preds"
+    (folder / "_delta_log").mkdir(parents=True)
+    res, _ = evaluate_cli(tmp_path, "delta", "spark", str(folder))
+    assert res.exit_code == 1, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: --input {folder}: Spark cannot read it (delta): ")
+    assert "Failed to find the data source: delta" in lines[0], lines[0]
+    wh = duckdb.connect(str(tmp_path / "delta.duckdb"), read_only=True)
+    assert wh.execute("SELECT count(*) FROM evaluations").fetchone() == (0,)
+    wh.close()

@@ -71,6 +71,14 @@ def evaluate(
         str | None,
         typer.Option(help="Spark master for --engine spark, default local[*]; SPARK_REMOTE: Spark Connect."),
     ] = None,
+    spark_conf: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="KEY=VALUE: a Spark setting for --engine spark, repeatable (e.g. spark.driver.memory=8g; "
+            "docs/spark.md gives the defaults).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The artifact on stdout, nothing else.")] = False,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -78,6 +86,7 @@ def evaluate(
     # An evaluation multiplies no matrices: the OpenBLAS thread pool that numpy's import would
     # start only costs CPU (docs/performance.md, start-up). A setting of the user's stands.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from riskcov.evaluation.options import spark_settings
     from riskcov.evaluation.run import Options, evaluate_and_store
 
     opts = Options(
@@ -92,6 +101,7 @@ def evaluate(
         group=group,
         engine=engine,
         spark_master=spark_master,
+        spark_conf=spark_settings(spark_conf or []),
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)

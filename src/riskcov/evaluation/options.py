@@ -28,6 +28,21 @@ def spark_installed() -> bool:
     return find_spec("pyspark") is not None and find_spec("pyarrow") is not None
 
 
+def spark_settings(pairs: list[str]) -> dict[str, str]:
+    """--spark-conf KEY=VALUE flags as Spark settings (a key given twice: the last wins).
+
+    >>> spark_settings(["spark.driver.memory=8g", "spark.x=a=b", "spark.driver.memory=4g"])
+    {'spark.driver.memory': '4g', 'spark.x': 'a=b'}
+    """
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UsageError(f"--spark-conf {pair}: give KEY=VALUE, e.g. spark.driver.memory=8g")
+        out[key.strip()] = value.strip()
+    return out
+
+
 @dataclass
 class Options:
     """Everything `evaluate` takes besides the warehouse."""
@@ -55,6 +70,7 @@ class Options:
     group: str | None = None  # --group COLUMN: metrics per group of samples (docs/metrics-extended.md)
     engine: str = "duckdb"  # or spark: the replicates' metrics on Apache Spark (docs/spark.md)
     spark_master: str | None = None  # --spark-master; SPARK_REMOTE selects Spark Connect instead
+    spark_conf: dict[str, str] = field(default_factory=dict)  # --spark-conf KEY=VALUE (docs/spark.md)
 
     @property
     def criteria(self) -> dict[str, list[str]]:
@@ -75,6 +91,8 @@ class Options:
             )
         if self.engine not in ("duckdb", "spark"):
             raise UsageError(f"--engine {self.engine}: choose duckdb or spark")
+        if self.spark_conf and self.engine != "spark":
+            raise UsageError("--spark-conf applies to --engine spark")
         if self.engine == "spark" and not spark_installed():
             raise UsageError(SPARK_INSTALL)
         if self.estimator not in ESTIMATORS:

@@ -15,7 +15,7 @@ import duckdb
 
 from riskcov.bootstrap import memory
 from riskcov.errors import InputError, UsageError
-from riskcov.evaluation import assembly, spark_checks, spark_engine
+from riskcov.evaluation import assembly, spark_checks, spark_engine, spark_session
 from riskcov.evaluation.options import Options
 from riskcov.formats.per_sample.column_checks import TEXT, Source, plan_columns
 from riskcov.ingest.inputs import CRITERIA, _options
@@ -66,7 +66,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     spark_engine.check(opts)
     spec = opts.inputs[0]
     reader, target = _where(spec) or ("parquet", spec)
-    spark = spark_engine.session(opts.spark_master)
+    spark = spark_session.session(opts.spark_master, opts.spark_conf)
     df = _read(spark, reader, target, spec)
     plan = plan_columns(Path(spec), [Source(f.name, f.name, TEXT) for f in df.schema.fields])
     spark_checks.types(spec, df.schema)
@@ -135,7 +135,11 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
 
 
 def _read(spark: Any, reader: str, target: str, spec: str) -> Any:
-    """The input as a Spark DataFrame, or an InputError naming it with Spark's first line."""
+    """The input as a Spark DataFrame, or an InputError naming it with Spark's first line.
+    Spark reports some failures as a bare Java exception (Py4JJavaError: e.g. a Delta folder
+    without Delta Lake's jars in the session, DATA_SOURCE_NOT_FOUND); its message is the Java
+    exception's, without the class name."""
+    from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
     try:
@@ -144,8 +148,11 @@ def _read(spark: Any, reader: str, target: str, spec: str) -> Any:
         if reader == "delta":
             return spark.read.format("delta").load(target)
         return spark.read.parquet(target)
-    except PySparkException as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    except (PySparkException, Py4JJavaError) as exc:
+        text = str(exc.java_exception) if isinstance(exc, Py4JJavaError) else str(exc)
+        if isinstance(exc, Py4JJavaError):
+            text = text.split(": ", 1)[-1]
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
         raise InputError(f"--input {spec}: Spark cannot read it ({reader}): {first}") from None
 
 
