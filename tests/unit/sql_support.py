@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import duckdb
 
 from riskcov.resources import resource_dir
@@ -30,3 +33,25 @@ def rc_macro_connection() -> duckdb.DuckDBPyConnection:
     for name in RC_MACROS:
         con.execute((resource_dir("sql") / f"{name}.sql").read_text())
     return con
+
+
+def rc_macro_fixture() -> Iterator[duckdb.DuckDBPyConnection]:
+    """A module's connection of rc_macro_connection(), closed after its tests (wrap it in
+    pytest.fixture)."""
+    con = rc_macro_connection()
+    yield con
+    con.close()
+
+
+def load_scored(con: duckdb.DuckDBPyConnection, rows: list[Any], samples: list[Any]) -> None:
+    """Tables `scored` (series, population, participant_id, item_index, confidence, loss,
+    loss_scale) and `samples` (replicate, participant_id, multiplicity) of these rows."""
+    con.execute(
+        "CREATE OR REPLACE TABLE scored (series INTEGER, population INTEGER, participant_id BIGINT, "
+        "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
+    )
+    con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute(
+        "CREATE OR REPLACE TABLE samples (replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
+    )
+    con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)

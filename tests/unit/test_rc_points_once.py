@@ -6,23 +6,17 @@ multiplicities of one replicate, one or two threads; blocks that are not exact g
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
 from typing import Any
 
 import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sql_support import rc_macro_connection
+from sql_support import load_scored, rc_macro_fixture
 
 from hypothesis_profiles import examples
 
-
-@pytest.fixture(scope="module")
-def con() -> Iterator[duckdb.DuckDBPyConnection]:
-    c = rc_macro_connection()
-    yield c
-    c.close()
+con = pytest.fixture(scope="module")(rc_macro_fixture)
 
 
 @st.composite
@@ -66,15 +60,7 @@ def _bits(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 
 def _load(con: duckdb.DuckDBPyConnection, rows: list[Any], samples: list[Any]) -> None:
-    con.execute(
-        "CREATE OR REPLACE TABLE scored (series INTEGER, population INTEGER, participant_id BIGINT, "
-        "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
-    )
-    con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    con.execute(
-        "CREATE OR REPLACE TABLE samples (replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
-    )
-    con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)
+    load_scored(con, rows, samples)
     con.execute("CREATE OR REPLACE TABLE totals AS FROM rc_totals('scored', 'samples')")
 
 

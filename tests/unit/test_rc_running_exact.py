@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -16,18 +15,14 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from sql_support import rc_macro_connection
+from sql_support import load_scored, rc_macro_fixture
 
 from hypothesis_profiles import examples
 
 CONTINUOUS = st.sampled_from([0.1, 0.37, 1 / 3, 1e-9, 0.0, 2.5]) | st.floats(0.0, 1e3, allow_subnormal=False)
 
 
-@pytest.fixture(scope="module")
-def con() -> Iterator[duckdb.DuckDBPyConnection]:
-    c = rc_macro_connection()
-    yield c
-    c.close()
+con = pytest.fixture(scope="module")(rc_macro_fixture)
 
 
 @st.composite
@@ -76,15 +71,7 @@ def _oracle(
 def _points(
     con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], samples: list[Any], threads: int
 ) -> Any:
-    con.execute(
-        "CREATE OR REPLACE TABLE scored (series INTEGER, population INTEGER, participant_id BIGINT, "
-        "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
-    )
-    con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    con.execute(
-        "CREATE OR REPLACE TABLE samples (replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
-    )
-    con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)
+    load_scored(con, rows, samples)
     con.execute(f"SET threads = {threads}")
     try:
         con.execute("CREATE OR REPLACE TABLE totals AS FROM rc_totals('scored', 'samples')")

@@ -91,19 +91,7 @@ def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | Non
     )
     # a few CSFs at a time: the scored relation of a 100,000-participant run under every CSF
     # would hold ~20 M rows at once; each CSF's series are independent of the others'
-    csfs = [
-        str(r[0])
-        for r in con.execute(
-            # every CSF of v_csf_confidences scores every item: one participant per experiment
-            # names them all (instead of scanning every item under every CSF), and
-            # v_sample_confidences has one row per score row (instead of joining them all)
-            "SELECT DISTINCT csf FROM (SELECT csf FROM v_csf_confidences SEMI JOIN "
-            "(SELECT experiment_id, min(participant_id) AS participant_id FROM items "
-            "SEMI JOIN mat_experiments USING (experiment_id) GROUP BY experiment_id) "
-            "USING (experiment_id, participant_id) UNION ALL SELECT csf FROM sample_scores "
-            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments)) ORDER BY csf"
-        ).fetchall()
-    ]
+    csfs = _csfs(con)
     units = one(
         con.execute(
             "SELECT (SELECT count(*) FROM items SEMI JOIN mat_experiments USING (experiment_id)) + "
@@ -123,6 +111,27 @@ def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | Non
     for name in _TEMP:
         con.execute(f"DROP TABLE IF EXISTS temp.{name}")
     return int(row[0]) if row else 0
+
+
+def _csfs(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The CSFs of the experiments in TEMP TABLE mat_experiments, sorted. Every CSF of
+    v_csf_confidences scores every item, so one participant per experiment names them all;
+    its ids as literals let the filter reach both sides of each CSF's join of items with
+    item_signals (a semi join scanned item_signals whole for every CSF); v_sample_confidences
+    has one row per score row (sample_scores names them without a join)."""
+    firsts = con.execute(
+        "SELECT experiment_id, min(participant_id) FROM items "
+        "SEMI JOIN mat_experiments USING (experiment_id) GROUP BY experiment_id ORDER BY experiment_id"
+    ).fetchall()
+    one_each = " OR ".join(f"(experiment_id = {int(e)} AND participant_id = {int(p)})" for e, p in firsts)
+    return [
+        str(r[0])
+        for r in con.execute(
+            f"SELECT DISTINCT csf FROM (SELECT csf FROM v_csf_confidences WHERE {one_each or 'false'} "
+            "UNION ALL SELECT csf FROM sample_scores "
+            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments)) ORDER BY csf"
+        ).fetchall()
+    ]
 
 
 def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) -> None:
