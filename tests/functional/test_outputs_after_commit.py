@@ -17,6 +17,16 @@ import pytest
 QUICK = ["--bootstrap-resamples", "0", "--no-publish"]
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt in these tests, as under a terminal: a test runner
+    started in the background inherits SIGINT ignored (a shell without job control ignores it
+    for background commands), and then the tests' own SIGINT would be dropped."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture
 def samples(tmp_path: Path) -> Path:
     path = tmp_path / "m.csv"
