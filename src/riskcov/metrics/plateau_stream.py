@@ -37,6 +37,8 @@ from typing import Any, Protocol
 import duckdb
 import numpy as np
 
+from riskcov.warehouse.duckdb_helpers import registered
+
 # a series is streamed when every series of the evaluation has at least this many predicted
 # cells: below it, one query per series and replicate costs more than the chunked path's sort
 STREAM_MIN_CELLS = 50_000
@@ -289,12 +291,9 @@ def _per_replicate(
         name: term if name == "aligned" else ", ".join(term.format(i=i) for i in range(len(weights)))
         for name, term in terms.items()
     }
-    con.register("_weights", columns)
-    try:
+    with registered(con, "_weights", columns):
         params = {"replicates": list(weights), "misaligned": MISALIGNED}
         con.execute(f"{into} {query.format(**filled)}", params)
-    finally:
-        con.unregister("_weights")
 
 
 def _insert(
@@ -311,9 +310,6 @@ def _insert(
     (per participant, draw order) gathered into their order. The participant ids ride along,
     and the query checks them against the stored rows: a scan out of insertion order raises."""
     position, participant = rows
-    con.register("_weights", {"w": multiplicity[position], "participant_id": participant})
-    try:
+    with registered(con, "_weights", {"w": multiplicity[position], "participant_id": participant}):
         into = f"CREATE OR REPLACE TEMP TABLE {table} AS" if create else f"INSERT INTO {table}"
         con.execute(f"{into} {query}", {**params, "misaligned": MISALIGNED})
-    finally:
-        con.unregister("_weights")
