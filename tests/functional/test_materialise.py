@@ -149,35 +149,50 @@ def test_the_metric_tables_are_computed_under_a_bounded_memory_limit_then_restor
 ):
     """DuckDB's memory_limit is the metric tables' bound while they are computed (a
     100,000-participant ingest peaked at 3.1 GiB without it) and the instance's own limit
-    again afterwards, also when the computation fails."""
+    again afterwards, also when the computation fails. The bound is what the rest of the
+    process leaves of PROCESS_MEMORY_BYTES, and at least MEMORY_FLOOR_BYTES."""
+    import duckdb
     import pytest
 
     from riskcov.errors import InputError
     from riskcov.evaluation.prepared_warehouse import open_warehouse
     from riskcov.ingest import ingest_file
+    from riskcov.warehouse import duckdb_helpers
     from riskcov.warehouse import metric_tables as materialise
+
+    def as_read_back(limit_bytes: int) -> str:
+        con = duckdb.connect()
+        con.execute(f"SET memory_limit = '{limit_bytes}B'")
+        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
 
     seen: list[str] = []
     real = materialise._metrics
 
     def spy(con):
         seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
-        if len(seen) == 2:
+        if len(seen) == 3:
             raise InputError("stop here")
         real(con)
 
     monkeypatch.setattr(materialise, "_metrics", spy)
     limit = "SELECT current_setting('memory_limit')"
-    bound = f"{materialise.MEMORY_LIMIT_BYTES / 2**20:.1f} MiB"
-    for name, text in (("preds.csv", PREDS), ("other.csv", OTHER)):
+    for name, text in (("preds.csv", PREDS), ("other.csv", OTHER), ("third.csv", OTHER + "d,0.1,1\n")):
         (tmp_path / name).write_text(text)
     with open_warehouse(warehouse_path) as con:
         before = con.execute(limit).fetchone()[0]
+        # a process holding far more than the target outside DuckDB: the floor
+        monkeypatch.setattr(duckdb_helpers, "resident_bytes", lambda: 2**50)
         assert ingest_file(con, tmp_path / "preds.csv").status == "ingested"
         assert con.execute(limit).fetchone()[0] == before
-        with pytest.raises(InputError, match="stop here"):
-            ingest_file(con, tmp_path / "other.csv")
+        # nothing outside DuckDB: the whole target
+        monkeypatch.setattr(duckdb_helpers, "resident_bytes", lambda: 0)
+        assert ingest_file(con, tmp_path / "other.csv").status == "ingested"
         assert con.execute(limit).fetchone()[0] == before
-        assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
-    assert seen == [bound, bound]
-    assert before != bound
+        with pytest.raises(InputError, match="stop here"):
+            ingest_file(con, tmp_path / "third.csv")
+        assert con.execute(limit).fetchone()[0] == before
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (2,)
+    floor = as_read_back(materialise.MEMORY_FLOOR_BYTES)
+    whole = as_read_back(materialise.PROCESS_MEMORY_BYTES)
+    assert seen == [floor, whole, whole]
+    assert before not in (floor, whole)

@@ -29,3 +29,23 @@ def test_temp_table_keeps_the_rows_not_the_columns():
     with pytest.raises(duckdb.CatalogException):
         con.execute("SELECT * FROM _t_columns").fetchall()
     assert _names(con) == []
+
+
+def test_memory_share_is_the_target_less_what_the_process_holds_outside_duckdb(monkeypatch):
+    """memory_share: `process_bytes` less (resident set - DuckDB's memory usage), at least the
+    floor; the floor where the resident set is unknown."""
+    from riskcov.warehouse import duckdb_helpers
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT range AS x FROM range(200000)")  # DuckDB holds some buffers
+    used = con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
+    assert used > 0
+    mib = 2**20
+    for resident, expected in (
+        (used + 100 * mib, 900 * mib),  # 100 MiB outside DuckDB: 1000 - 100
+        (used + 950 * mib, 64 * mib),  # 950 outside: 50 left, below the floor
+        (0, 1000 * mib),  # a resident set below DuckDB's own usage counts nothing outside
+        (None, 64 * mib),  # unknown: the floor
+    ):
+        monkeypatch.setattr(duckdb_helpers, "resident_bytes", lambda r=resident: r)
+        assert duckdb_helpers.memory_share(con, 1000 * mib, 64 * mib) == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -127,6 +128,40 @@ def _size_bytes(text: str) -> float:
     """Bytes of a DuckDB size setting as it reads it back ('18.8 GiB', '512.0 MiB')."""
     number, unit = text.split()
     return float(number) * _SIZE_UNITS[unit]
+
+
+def resident_bytes() -> int | None:
+    """The process's resident set size now (Linux's /proc/self/statm), None where unknown.
+
+    >>> resident_bytes() is None or resident_bytes() > 0
+    True
+    """
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def memory_share(con: duckdb.DuckDBPyConnection, process_bytes: int, floor_bytes: int) -> int:
+    """DuckDB's share of a memory target for the whole process: `process_bytes` less what the
+    process holds outside DuckDB's buffers (its resident set less DuckDB's own memory usage),
+    and at least `floor_bytes` (also where the resident set is unknown). After a large run JSON
+    was parsed, its freed Python objects stay resident and DuckDB gets less; a Parquet file
+    that DuckDB read itself leaves it nearly all.
+
+    >>> con = duckdb.connect()
+    >>> 2**20 <= memory_share(con, 2**40, 2**20) <= 2**40
+    True
+    >>> memory_share(con, 0, 2**20)
+    1048576
+    """
+    resident = resident_bytes()
+    row = one(con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()"))
+    if resident is None or row is None:
+        return floor_bytes
+    outside = max(0, resident - int(row[0]))
+    return max(floor_bytes, process_bytes - outside)
 
 
 @contextmanager

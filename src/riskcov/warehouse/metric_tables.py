@@ -18,13 +18,17 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.warehouse.duckdb_helpers import bounded_memory, one, one_thread
+from riskcov.warehouse.duckdb_helpers import bounded_memory, memory_share, one, one_thread
 
 TABLES = ("metrics", "rc_points")
-# DuckDB's memory while the metric tables are computed: without a bound its buffers for the
-# temporary tables of a 100,000-participant ingest grew to ~1.5 GiB on top of the parsed run;
-# beyond the bound it spills them to the warehouse's temp directory (docs/performance.md, ingest)
-MEMORY_LIMIT_BYTES = 640 * 2**20
+# The whole process's memory target while the metric tables are computed: DuckDB's memory_limit
+# is what the rest of the process leaves of it (a parsed run JSON's freed objects stay resident),
+# and at least MEMORY_FLOOR_BYTES. Without a bound its buffers for the temporary tables of a
+# 100,000-participant ingest grew to ~1.5 GiB on top of the parsed run; beyond the bound it
+# spills them to the warehouse's temp directory, which a Parquet file of millions of samples
+# (nothing parsed in Python) need not do at the floor (docs/performance.md, ingest)
+PROCESS_MEMORY_BYTES = 1664 * 2**20
+MEMORY_FLOOR_BYTES = 640 * 2**20
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
 _TEMP = (
@@ -69,8 +73,8 @@ def forget_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None = None) -> int:
     """(Re)compute the rows of `experiment_ids` (every experiment when None); return the
-    number of metric rows written. DuckDB's memory is bounded meanwhile (MEMORY_LIMIT_BYTES)."""
-    with bounded_memory(con, MEMORY_LIMIT_BYTES):
+    number of metric rows written. DuckDB's memory is bounded meanwhile (PROCESS_MEMORY_BYTES)."""
+    with bounded_memory(con, memory_share(con, PROCESS_MEMORY_BYTES, MEMORY_FLOOR_BYTES)):
         return _refresh(con, experiment_ids)
 
 
@@ -192,9 +196,12 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
     # what the class-balanced metrics weight (per-sample experiments with labels only)
     _keep(con, "mat_class_cells", "FROM warehouse_class_cells('mat_scored', 'mat_round')", first=first)
     _keep(con, "mat_all_totals", "SELECT * FROM mat_totals", first=first)
-    # the oracle ignores confidence: the units of a population's first series are all it needs
+    # the oracle ignores confidence: the predicted units of a population's first series are all
+    # it needs, and of them only what rc_loss_counts reads (a copy of every column of a
+    # 5,000,000-sample series held ~200 MB to the end)
     oracle = (
-        "SELECT * FROM mat_scored WHERE series IN (SELECT min(series) FROM mat_series GROUP BY population)"
+        "SELECT series, population, participant_id, loss, loss_scale FROM mat_scored "
+        "WHERE loss IS NOT NULL AND series IN (SELECT min(series) FROM mat_series GROUP BY population)"
     )
     _keep(con, "mat_oracle", oracle, first=first)
 
@@ -213,9 +220,19 @@ def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:
     if first:
         con.execute("CREATE OR REPLACE TEMP TABLE mat_people AS FROM rc_people('mat_scored')")
         return
+    # the round's populations from its few series keys, not from a scan of its scored units
+    # against every participant's sums (each population is usually known after the first round)
+    new = [
+        int(r[0])
+        for r in con.execute(
+            "SELECT DISTINCT population FROM mat_round WHERE population NOT IN "
+            "(SELECT population FROM mat_series) ORDER BY population"
+        ).fetchall()
+    ]
+    if not new:
+        return
     con.execute(
-        "CREATE OR REPLACE TEMP VIEW mat_new_scored AS FROM mat_scored "
-        "WHERE population NOT IN (SELECT population FROM mat_people)"
+        f"CREATE OR REPLACE TEMP VIEW mat_new_scored AS FROM mat_scored WHERE population IN ({_id_list(new)})"
     )
     con.execute("INSERT INTO mat_people FROM rc_people('mat_new_scored')")
     con.execute("DROP VIEW temp.mat_new_scored")
