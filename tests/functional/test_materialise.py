@@ -168,11 +168,11 @@ def test_the_metric_tables_are_computed_under_a_bounded_memory_limit_then_restor
     seen: list[str] = []
     real = materialise._metrics
 
-    def spy(con):
+    def spy(con, ids):
         seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
         if len(seen) == 3:
             raise InputError("stop here")
-        real(con)
+        real(con, ids)
 
     monkeypatch.setattr(materialise, "_metrics", spy)
     limit = "SELECT current_setting('memory_limit')"

@@ -35,7 +35,6 @@ _TEMP = (
     "mat_confidences",
     "mat_people",
     "mat_round_series",
-    "mat_all_points",
     "mat_harmonic",
     "mat_totals",
     "mat_all_totals",
@@ -109,7 +108,7 @@ def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | Non
     for start in range(0, len(csfs), size):
         _some_csfs(con, csfs[start : start + size], first=start == 0)
     if csfs:
-        _metrics(con)
+        _metrics(con, ids)
     row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
     # on an error the caller's rollback removes them with everything else
     for name in _TEMP:
@@ -140,9 +139,8 @@ def _csfs(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) -> None:
     """Insert the RC points of these CSFs for the experiments in TEMP TABLE mat_experiments and
-    keep what the metrics need: the points and totals of every round (mat_all_points,
-    mat_all_totals), the series keys (mat_series) and one series' units per population
-    (mat_oracle, all rc_oracle reads)."""
+    keep what the metrics need: the totals of every round (mat_all_totals), the series keys
+    (mat_series) and one series' units per population (mat_oracle, all rc_oracle reads)."""
     # literals, not a parameter: the optimizer folds the test and prunes the other CSFs' branches
     listed = "[" + ", ".join("'" + c.replace("'", "''") + "'" for c in csfs) + "]"
     con.execute(
@@ -167,15 +165,15 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
         "FROM rc_totals_of('mat_round_series', 'mat_people', 'mat_units')"
     )
     kinds = one(con.execute("SELECT count(DISTINCT exact), bool_and(exact) FROM mat_totals"))
-    # every round's points go straight into mat_all_points, which the metrics read (no copy of
-    # each round's table); when every block is exact (integer losses) each series is sorted
-    # once (rc_points_once: the same rows as rc_points, which sorts the cells twice)
+    # when every block is exact (integer losses) each series is sorted once (rc_points_once:
+    # the same rows as rc_points, which sorts the cells twice)
     macro = "rc_points_once" if kinds and kinds[1] else "rc_points"
-    _keep(con, "mat_all_points", f"FROM {macro}('mat_scored', 'mat_units', 'mat_totals')", first=first)
     # the round's series are numbered from `start` in (experiment_id, csf, loss) order, and
     # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
     # the keys by position, not by a join (after which every point had to be sorted again);
-    # only a round with both kinds of blocks (the inexact ones come last) needs the sort
+    # only a round with both kinds of blocks (the inexact ones come last) needs the sort. The
+    # points go straight into rc_points, which the metrics read back (_points_view): a TEMP
+    # copy of every round's points held ~0.5 GB to the end for 5,000,000 samples
     keys = con.execute(
         "SELECT list(experiment_id ORDER BY series), list(csf ORDER BY series), "
         "list(loss ORDER BY series), count(*), min(series), max(series) FROM mat_round"
@@ -187,8 +185,8 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
         con.execute(
             "INSERT INTO rc_points BY NAME SELECT "
             f"(?::INTEGER[])[{at}] AS experiment_id, (?::VARCHAR[])[{at}] AS csf, "
-            f"(?::VARCHAR[])[{at}] AS loss, * EXCLUDE (series) FROM mat_all_points "
-            f"WHERE series >= {int(keys[4])}"
+            f"(?::VARCHAR[])[{at}] AS loss, * EXCLUDE (series) "
+            f"FROM {macro}('mat_scored', 'mat_units', 'mat_totals')"
             + (" ORDER BY series, replicate, plateau" if kinds and kinds[0] > 1 else ""),
             [keys[0], keys[1], keys[2]],
         )
@@ -238,12 +236,20 @@ def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:
     con.execute("DROP VIEW temp.mat_new_scored")
 
 
-def _metrics(con: duckdb.DuckDBPyConnection) -> None:
+def _metrics(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
     """Insert the metrics of every round's series at once, on one thread (as `evaluate` sums
     a block's areas: in point order, reproducible to the last bit)."""
     con.execute(
         "CREATE OR REPLACE TEMP TABLE mat_harmonic AS "
         "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_all_totals))"
+    )
+    # every round's points as rc_points holds them, in the order they were inserted (a scan
+    # of rc_points is in insertion order, and a join probing with it on one thread keeps it)
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW mat_all_points AS "
+        "SELECT k.series, p.* EXCLUDE (experiment_id, csf, loss) FROM rc_points AS p "
+        "JOIN mat_series AS k USING (experiment_id, csf, loss) "
+        f"WHERE p.experiment_id IN ({_id_list(ids)})"
     )
     with one_thread(con):
         con.execute(
@@ -258,3 +264,4 @@ def _metrics(con: duckdb.DuckDBPyConnection) -> None:
             " JOIN mat_series AS k USING (series)) AS b "
             "WHERE metrics.experiment_id = b.experiment_id AND metrics.csf = b.csf AND metrics.loss = b.loss"
         )
+    con.execute("DROP VIEW temp.mat_all_points")
