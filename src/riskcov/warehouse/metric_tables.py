@@ -4,9 +4,10 @@
 Rows are computed by the macros of `sql/` only (warehouse_confidences → warehouse_series →
 warehouse_scored → rc_totals_of → rc_points_once, each series sorted once, or rc_points when a
 block's losses are not integers, per round of a few CSFs, with rc_people once per
-population; then warehouse_metrics, i.e. rc_summary, once over every round's points), exactly
-as `evaluate --bootstrap-resamples 0`, on the experiments being added, through TEMP tables (a
-view chain would recompute the points for every macro that reads them). The macros get integer
+population; then warehouse_metrics, i.e. rc_summary, once over every round's points, read
+back from `rc_points`), exactly as `evaluate --bootstrap-resamples 0`, on the experiments being
+added, through TEMP tables (a view chain would recompute the scored units for every macro that
+reads them). The macros get integer
 series and population keys, numbered in the order of (experiment_id, csf, loss), so their rows
 come in the order struct keys gave. Everything runs inside the caller's transaction: an
 ingest's rows and their metrics land together or not at all.
@@ -27,7 +28,7 @@ TABLES = ("metrics", "rc_points")
 # 100,000-participant ingest grew to ~1.5 GiB on top of the parsed run; beyond the bound it
 # spills them to the warehouse's temp directory, which a Parquet file of millions of samples
 # (nothing parsed in Python) need not do at the floor (docs/performance.md, ingest)
-PROCESS_MEMORY_BYTES = 1664 * 2**20
+PROCESS_MEMORY_BYTES = 1536 * 2**20
 MEMORY_FLOOR_BYTES = 640 * 2**20
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
@@ -172,8 +173,8 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
     # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
     # the keys by position, not by a join (after which every point had to be sorted again);
     # only a round with both kinds of blocks (the inexact ones come last) needs the sort. The
-    # points go straight into rc_points, which the metrics read back (_points_view): a TEMP
-    # copy of every round's points held ~0.5 GB to the end for 5,000,000 samples
+    # points go straight into rc_points, which the metrics read back (_metrics): a TEMP copy of
+    # every round's points would hold a row per plateau of every series until the last round
     keys = con.execute(
         "SELECT list(experiment_id ORDER BY series), list(csf ORDER BY series), "
         "list(loss ORDER BY series), count(*), min(series), max(series) FROM mat_round"
@@ -195,8 +196,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
     _keep(con, "mat_class_cells", "FROM warehouse_class_cells('mat_scored', 'mat_round')", first=first)
     _keep(con, "mat_all_totals", "SELECT * FROM mat_totals", first=first)
     # the oracle ignores confidence: the predicted units of a population's first series are all
-    # it needs, and of them only what rc_loss_counts reads (a copy of every column of a
-    # 5,000,000-sample series held ~200 MB to the end)
+    # it needs, and of them only the columns rc_loss_counts reads (kept until the last round)
     oracle = (
         "SELECT series, population, participant_id, loss, loss_scale FROM mat_scored "
         "WHERE loss IS NOT NULL AND series IN (SELECT min(series) FROM mat_series GROUP BY population)"
