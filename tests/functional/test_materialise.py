@@ -5,6 +5,7 @@ migrates; v_metrics / v_rc_points read them."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import duckdb
 
@@ -196,3 +197,35 @@ def test_the_metric_tables_are_computed_under_a_bounded_memory_limit_then_restor
     whole = as_read_back(materialise.PROCESS_MEMORY_BYTES)
     assert seen == [floor, whole, whole]
     assert before not in (floor, whole)
+
+
+def test_the_metrics_read_every_rounds_points_in_the_order_sorting_them_would_give(
+    warehouse_path, run_cli, monkeypatch, shared_dir
+):
+    """The metrics read rc_points back through a join (metric_tables.ALL_POINTS_SQL) and sum each
+    block in the order the rows come: a join that did not keep rc_points' order would change
+    their last bits. The rows must equal, bit for bit, those computed from the same points
+    sorted explicitly, on files whose blocks have thousands of points with 0/1 and continuous
+    losses (where the order of a float sum shows)."""
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
+    from riskcov.warehouse import metric_tables as materialise
+
+    for path in (
+        Path(__file__).resolve().parents[2] / "examples" / "selective_samples.parquet",
+        shared_dir / "fixtures" / "runs" / "public_continuous.json",
+    ):
+        assert run_cli(["ingest", path, "--warehouse", warehouse_path, "--no-publish"]).exit_code == 0
+
+    def refreshed() -> list[tuple[object, ...]]:
+        with open_warehouse(warehouse_path) as con:
+            con.execute("BEGIN")
+            materialise.refresh(con)
+            rows = con.execute("SELECT * FROM metrics ORDER BY experiment_id, csf, loss").fetchall()
+            con.execute("ROLLBACK")
+        return rows
+
+    joined = refreshed()
+    sorted_sql = materialise.ALL_POINTS_SQL + " ORDER BY k.series, p.replicate, p.plateau"
+    monkeypatch.setattr(materialise, "ALL_POINTS_SQL", sorted_sql)
+    assert refreshed() == joined
+    assert len(joined) > 26  # the example's experiments beside the fixture's 13 CSFs x 2 losses

@@ -236,6 +236,14 @@ def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:
     con.execute("DROP VIEW temp.mat_new_scored")
 
 
+ALL_POINTS_SQL = (
+    "CREATE OR REPLACE TEMP VIEW mat_all_points AS "
+    "SELECT k.series, p.* EXCLUDE (experiment_id, csf, loss) FROM rc_points AS p "
+    "JOIN mat_series AS k USING (experiment_id, csf, loss) "
+    "WHERE p.experiment_id IN ({ids})"
+)
+
+
 def _metrics(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
     """Insert the metrics of every round's series at once, on one thread (as `evaluate` sums
     a block's areas: in point order, reproducible to the last bit)."""
@@ -244,13 +252,10 @@ def _metrics(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
         "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_all_totals))"
     )
     # every round's points as rc_points holds them, in the order they were inserted (a scan
-    # of rc_points is in insertion order, and a join probing with it on one thread keeps it)
-    con.execute(
-        "CREATE OR REPLACE TEMP VIEW mat_all_points AS "
-        "SELECT k.series, p.* EXCLUDE (experiment_id, csf, loss) FROM rc_points AS p "
-        "JOIN mat_series AS k USING (experiment_id, csf, loss) "
-        f"WHERE p.experiment_id IN ({_id_list(ids)})"
-    )
+    # of rc_points is in insertion order, and a join probing with it on one thread keeps it:
+    # DuckDB's behaviour, not a SQL guarantee, so a test holds the rows to those of the points
+    # sorted explicitly, bit for bit: test_materialise's ALL_POINTS test)
+    con.execute(ALL_POINTS_SQL.format(ids=_id_list(ids)))
     with one_thread(con):
         con.execute(
             "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics('mat_oracle', 'mat_units', "
