@@ -278,8 +278,8 @@ def _curves(
 ) -> dict[int, dict[str, list[Any]]]:
     """Replicate 0's points per series, CURVE_COLUMNS as lists (a NULL as None), in plateau
     order; with `confidence_of` (item estimators), each threshold mapped to its item's
-    confidence. Read by column and cut per series: a Python loop over the rows took seconds
-    on a per-sample run of 1 M points per series."""
+    confidence. Read by column and cut per series, not row by row: a per-sample series has
+    a point per drawn sample."""
     cols = con.execute(
         f"SELECT series, {', '.join(CURVE_COLUMNS)} FROM eval_points WHERE replicate = 0 "
         "ORDER BY series, plateau"
