@@ -63,11 +63,13 @@ def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
         ("eval_losses", "rc_loss_counts"),
     ):
         con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS FROM {macro}('eval_scored')")
+    # every series of a population holds the same items of each participant (rc_people counts
+    # them once per population), so the largest item count is eval_people's, not a second
+    # aggregate over every scored item
     con.execute("""
         CREATE OR REPLACE TEMP TABLE eval_harmonic AS
-        FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n), 0)
-                          FROM (SELECT participant_id, count(*) AS n FROM eval_scored
-                                GROUP BY series, participant_id)))""")
+        FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n_items), 0)
+                          FROM eval_people))""")
 
 
 def load_samples(
