@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream
+from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream, point_curves
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one, single_threaded
@@ -263,7 +263,7 @@ def compute(
         return
     for s in series:
         res.curves[s.index] = {k: [] for k in CURVE_COLUMNS}
-    res.curves.update(_curves(con, confidence_of))
+    res.curves.update(point_curves.read(con, CURVE_COLUMNS, confidence_of))
     con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS FROM eval_samples WHERE replicate = 0")
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_totals0 AS "
@@ -273,31 +273,6 @@ def compute(
     if curve_points:
         cmax = {s.index: float(res.scalars["cmax"][s.index, 0]) for s in series}
         res.curve_grids = curve_grid.sample(con, series, cmax, curve_points)
-
-
-def _curves(
-    con: duckdb.DuckDBPyConnection, confidence_of: dict[tuple[int, float], float] | None
-) -> dict[int, dict[str, list[Any]]]:
-    """Replicate 0's points per series, CURVE_COLUMNS as lists (a NULL as None), in plateau
-    order; with `confidence_of` (item estimators), each threshold mapped to its item's
-    confidence. Read by column and cut per series, not row by row: a per-sample series has
-    a point per drawn sample."""
-    cols = con.execute(
-        f"SELECT series, {', '.join(CURVE_COLUMNS)} FROM eval_points WHERE replicate = 0 "
-        "ORDER BY series, plateau"
-    ).fetchnumpy()
-    sid = np.asarray(cols["series"]).astype(np.int64)
-    out: dict[int, dict[str, list[Any]]] = {}
-    if not len(sid):
-        return out
-    starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]])
-    for a, b in zip(starts, [*starts[1:], len(sid)], strict=True):
-        key = int(sid[a])
-        curve = {k: np.ma.asarray(cols[k][a:b]).tolist() for k in CURVE_COLUMNS}
-        if confidence_of is not None:
-            curve["threshold"] = [confidence_of[(key, t)] for t in curve["threshold"]]
-        out[key] = curve
-    return out
 
 
 def _item_confidences(con: duckdb.DuckDBPyConnection) -> dict[tuple[int, float], float]:

@@ -1,4 +1,4 @@
-"""engine._curves: replicate 0's points of eval_points as per-series column lists, read by
+"""point_curves.read: replicate 0's points of eval_points as per-series column lists, read by
 column. Held to the row-by-row reading it replaced (the oracle below) on random points, NULLs
 and several series included, and to the item estimators' threshold mapping."""
 
@@ -10,7 +10,8 @@ import duckdb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov.metrics.engine import CURVE_COLUMNS, _curves
+from riskcov.metrics.engine import CURVE_COLUMNS
+from riskcov.metrics.point_curves import read
 
 TYPES = {"plateau": "BIGINT", "k_cum": "BIGINT", "threshold": "DOUBLE"}
 
@@ -59,7 +60,7 @@ def point_rows(draw: st.DrawFn) -> list[tuple[Any, ...]]:
 @settings(max_examples=60, deadline=None)
 @given(point_rows())
 def test_column_reading_equals_the_row_loop(rows: list[tuple[Any, ...]]) -> None:
-    got = _curves(_table(rows), None)
+    got = read(_table(rows), CURVE_COLUMNS, None)
     want = _oracle(rows, None)
     assert got == want
     for sid, curve in got.items():  # the same Python types as the rows gave
@@ -71,10 +72,10 @@ def test_item_thresholds_are_mapped_per_series() -> None:
     rows = [(1, 0, 2, 3, 0.5, 1.0, 0.5, 0.25, 7.0), (1, 0, 1, 1, 0.1, 0.0, 0.0, 0.0, 9.0)]
     rows += [(2, 0, 1, 2, 0.2, 0.5, 0.5, 0.1, 7.0), (2, 1, 1, 1, 0.2, 0.5, 0.5, 0.1, 8.0)]
     confidence_of = {(1, 7.0): 0.75, (1, 9.0): 0.95, (2, 7.0): 0.5}
-    got = _curves(_table(rows), confidence_of)
+    got = read(_table(rows), CURVE_COLUMNS, confidence_of)
     assert got == _oracle(rows, confidence_of)
     assert got[1]["threshold"] == [0.95, 0.75] and got[2]["threshold"] == [0.5]
 
 
 def test_no_points_gives_no_curves() -> None:
-    assert _curves(_table([]), None) == {}
+    assert read(_table([]), CURVE_COLUMNS, None) == {}
