@@ -2,7 +2,9 @@
 
 Which working points count is decided here (the dominant points of a 0/1-loss series: the
 hull routine metrics.hull.lower_hull over all replicates at once); the area itself is the
-`rc_interpolated` macro's.
+`rc_interpolated` macro's. Under the plateau estimator the kept points are the vertices of
+the lower convex hull of each 0/1-loss block, which is also all that effective reliability
+needs of that block's points (metrics.cost_curves reads them, TEMP TABLE eval_vertices).
 """
 
 from __future__ import annotations
@@ -64,7 +66,10 @@ def compute(
     """aurc_achievable_interpolated per (series, replicate) of the series whose points are a
     subset of the plateau points: under the plateau estimator the `binary` series (losses all 0
     or 1: dominant points only), under the item estimators every series (plateau ends). Every
-    other series takes rc_metrics' aurc_interpolated_points; None when no series needs this."""
+    other series takes rc_metrics' aurc_interpolated_points; None when no series needs this.
+    Under the plateau estimator the kept points stay in TEMP TABLE eval_vertices for
+    metrics.cost_curves (an earlier chunk's are dropped first, so no reader sees stale ones)."""
+    con.execute("DROP TABLE IF EXISTS eval_vertices")
     source = _candidates(con, estimator)
     if estimator == "plateau-trapezoid":
         if not binary:
@@ -92,13 +97,14 @@ def compute(
         "replicate": (block[keep] & 0xFFFFFFFF).astype(np.int32),
         "k_cum": k_cum[keep],
     }
+    table = "eval_vertices" if estimator == "plateau-trapezoid" else "eval_kept"
     with registered(con, "_keep", kept):
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE eval_kept AS "
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
             f"SELECT * FROM {source} SEMI JOIN _keep USING (series, replicate, k_cum)"
         )
     out: dict[str, np.ndarray[Any, Any]] = con.execute(
         "SELECT series, replicate, aurc_achievable_interpolated "
-        f"FROM rc_interpolated('eval_kept', 'eval_totals') WHERE series IN ({ids})"
+        f"FROM rc_interpolated('{table}', 'eval_totals') WHERE series IN ({ids})"
     ).fetchnumpy()
     return out
