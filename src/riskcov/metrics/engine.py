@@ -63,11 +63,13 @@ def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
         ("eval_losses", "rc_loss_counts"),
     ):
         con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS FROM {macro}('eval_scored')")
+    # every series of a population holds the same items of each participant (rc_people counts
+    # them once per population), so the largest item count is eval_people's, not a second
+    # aggregate over every scored item
     con.execute("""
         CREATE OR REPLACE TEMP TABLE eval_harmonic AS
-        FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n), 0)
-                          FROM (SELECT participant_id, count(*) AS n FROM eval_scored
-                                GROUP BY series, participant_id)))""")
+        FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n_items), 0)
+                          FROM eval_people))""")
 
 
 def load_samples(
@@ -259,18 +261,9 @@ def compute(
         res.scalars[f"car_coverage@{a!r}"][:, present] = arr
     if len(present) and present[0] != 0:
         return
-    rows = con.execute(
-        f"SELECT series, {', '.join(CURVE_COLUMNS)} FROM eval_points WHERE replicate = 0 "
-        "ORDER BY series, plateau"
-    ).fetchall()
     for s in series:
         res.curves[s.index] = {k: [] for k in CURVE_COLUMNS}
-    for sid, *values in rows:
-        curve = res.curves[sid]
-        for k, v in zip(CURVE_COLUMNS, values, strict=True):
-            curve[k].append(v)
-        if confidence_of is not None:
-            curve["threshold"][-1] = confidence_of[(sid, values[-1])]
+    res.curves.update(_curves(con, confidence_of))
     con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS FROM eval_samples WHERE replicate = 0")
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_totals0 AS "
@@ -280,6 +273,31 @@ def compute(
     if curve_points:
         cmax = {s.index: float(res.scalars["cmax"][s.index, 0]) for s in series}
         res.curve_grids = curve_grid.sample(con, series, cmax, curve_points)
+
+
+def _curves(
+    con: duckdb.DuckDBPyConnection, confidence_of: dict[tuple[int, float], float] | None
+) -> dict[int, dict[str, list[Any]]]:
+    """Replicate 0's points per series, CURVE_COLUMNS as lists (a NULL as None), in plateau
+    order; with `confidence_of` (item estimators), each threshold mapped to its item's
+    confidence. Read by column and cut per series, not row by row: a per-sample series has
+    a point per drawn sample."""
+    cols = con.execute(
+        f"SELECT series, {', '.join(CURVE_COLUMNS)} FROM eval_points WHERE replicate = 0 "
+        "ORDER BY series, plateau"
+    ).fetchnumpy()
+    sid = np.asarray(cols["series"]).astype(np.int64)
+    out: dict[int, dict[str, list[Any]]] = {}
+    if not len(sid):
+        return out
+    starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]])
+    for a, b in zip(starts, [*starts[1:], len(sid)], strict=True):
+        key = int(sid[a])
+        curve = {k: np.ma.asarray(cols[k][a:b]).tolist() for k in CURVE_COLUMNS}
+        if confidence_of is not None:
+            curve["threshold"] = [confidence_of[(key, t)] for t in curve["threshold"]]
+        out[key] = curve
+    return out
 
 
 def _item_confidences(con: duckdb.DuckDBPyConnection) -> dict[tuple[int, float], float]:
