@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from riskcov.metrics.hull import lower_hull
+from riskcov.metrics.interpolated import _hull_of_blocks
 
 
 def _chain(points: list[tuple[float, float]], origin: bool = True) -> list[int]:
@@ -32,7 +33,7 @@ def _chain(points: list[tuple[float, float]], origin: bool = True) -> list[int]:
 
 def _stacked(blocks, dtype):
     """(block, x, y) arrays of several blocks' points, in (block, x) order."""
-    block = np.concatenate([np.full(len(b), i) for i, b in enumerate(blocks)]).astype(np.int64)
+    block = np.concatenate([np.full(len(b), i) for i, b in enumerate(blocks)] or [[]]).astype(np.int64)
     x = np.array([p[0] for b in blocks for p in b], dtype=dtype)
     return block, x, np.array([p[1] for b in blocks for p in b], dtype=dtype)
 
@@ -91,6 +92,14 @@ def test_long_zero_one_paths_give_the_monotone_chain_hull(seed, error_rate):
     for origin in (True, False):
         got = lower_hull(*_stacked(blocks, np.int64), from_origin=origin)
         assert got.tolist() == _expected(blocks, origin=origin)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.lists(_block(), min_size=0, max_size=6), st.integers(1, 40))
+def test_the_hull_taken_a_slice_of_whole_blocks_at_a_time_is_the_monotone_chain_hull(blocks, rows):
+    # metrics.interpolated takes the hull of a chunk a slice of about `rows` rows at a time
+    got = _hull_of_blocks(*_stacked(blocks, np.int64), rows=rows)
+    assert got.tolist() == _expected(blocks, origin=True)
 
 
 def test_collinear_points_are_dropped_and_an_empty_input_is_fine():

@@ -6,6 +6,7 @@ goes with it is the artifact's eaurc_population (the same integral), not a numbe
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import duckdb
@@ -14,6 +15,7 @@ import numpy as np
 from riskcov.metrics.engine import Results
 from riskcov.metrics.scalars import put
 from riskcov.scoring.scored import Series
+from riskcov.warehouse.duckdb_helpers import one
 
 COLUMNS = ("phi", "threshold", "coverage")
 
@@ -28,17 +30,88 @@ def compute(
     """Phi_c, its threshold and coverage per series and replicate of this chunk (TEMP TABLEs
     eval_points and eval_totals), into res.scalars[f"phi_{column}@{c!r}"][:, replicate];
     `replicate0_only`: replicate 0 alone (the other replicates' points are not there)."""
+    store(res, series, costs, best_points(con, costs, replicate0_only))
+
+
+def best_points(
+    con: duckdb.DuckDBPyConnection, costs: list[float], replicate0_only: bool = False
+) -> dict[str, Any]:
+    """rc_effective_reliability's rows (series, replicate, cost, phi, threshold, coverage) over
+    this chunk's points: of the series _exact_series names only their hull vertices."""
     where = " WHERE replicate = 0" if replicate0_only else ""
-    for name in ("points", "totals"):
-        con.execute(f"CREATE OR REPLACE TEMP VIEW eval_{name}_phi AS FROM eval_{name}{where}")
-    out = con.execute(
+    con.execute(f"CREATE OR REPLACE TEMP VIEW eval_totals_phi AS FROM eval_totals{where}")
+    exact = _exact_series(con, costs)
+    if exact:  # those series' hull vertices stand for their points (see _exact_series)
+        ids = ", ".join(str(s) for s in exact)
+        cols = "series, replicate, threshold, k_cum, l_cum"
+        also = where.replace("WHERE", "AND")
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW eval_points_phi AS "
+            f"SELECT {cols} FROM eval_vertices WHERE series IN ({ids}){also} "
+            f"UNION ALL SELECT {cols} FROM eval_points WHERE series NOT IN ({ids}){also}"
+        )
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW eval_points_phi AS FROM eval_points{where}")
+    out: dict[str, Any] = con.execute(
         "SELECT series, replicate, cost, phi, threshold, coverage "
         "FROM rc_effective_reliability('eval_points_phi', 'eval_totals_phi', ?)",
         [costs],
     ).fetchnumpy()
     for name in ("points", "totals"):
         con.execute(f"DROP VIEW eval_{name}_phi")
-    store(res, series, costs, out)
+    return out
+
+
+def _exact_series(con: duckdb.DuckDBPyConnection, costs: list[float]) -> list[int]:
+    """The series of this chunk whose best Phi_c is found among their hull vertices alone
+    (metrics.interpolated keeps them, eval_vertices) with the same bits as among all points.
+
+    rc_effective_reliability takes, per block and cost, the point of the largest gain
+    k_cum * s - (1 + c) * l_cum (s the loss scale), ties to the fewest accepted units. With
+    mu = s / (1 + c) > 0 that is the point of the least l_cum - mu * k_cum: a support line of
+    slope mu from below in the (k_cum, l_cum) plane. The points it touches form a face of the
+    lower convex hull of the points and (0, 0), and the one of fewest units is an end of that
+    face, a hull vertex, unless the face holds (0, 0) or lies above it, where the best gain is
+    <= 0 and the macro accepts nothing whichever point it picks. So the vertices (collinear
+    points dropped, found exactly in integers) give the same point, hence the same threshold,
+    coverage and Phi_c, provided every gain is computed exactly, so that equal gains tie and
+    the order of gains is the exact one: true when s and every 1 + c are dyadic (doubles are)
+    and k * s + (1 + c) * l, in units of the finest of their denominators, stays below 2**53
+    (every product and difference is then a representable multiple of it). The default costs
+    and 0/1 or integer losses pass; a cost such as 0.3 (1.3 needs 52 bits) does not, and its
+    series keep every point.
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _exact_series(con, [0.5])
+    []
+    >>> _ = con.execute("CREATE TABLE eval_vertices AS SELECT 0 AS series")
+    >>> _ = con.execute("CREATE TABLE eval_totals AS SELECT 0 AS series, 10 AS k_total, "
+    ...                 "7.0 AS l_total, 3.0 AS loss_scale")
+    >>> _exact_series(con, [0.0, 0.5, 4.0]), _exact_series(con, [0.3])
+    ([0], [])
+    """
+    known = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'eval_vertices'")
+    if not costs or (one(known) or (0,))[0] == 0:
+        return []
+    rows = con.execute(
+        "SELECT series, max(k_total), CAST(max(abs(l_total)) AS DOUBLE), "
+        "list(DISTINCT CAST(loss_scale AS DOUBLE)) FROM eval_totals "
+        "WHERE series IN (SELECT DISTINCT series FROM eval_vertices) GROUP BY series ORDER BY series"
+    ).fetchall()
+    lambdas = [Fraction(1.0 + c) for c in costs]
+    out = []
+    for sid, k_max, l_max, scales in rows:
+        if k_max is None or l_max is None:
+            continue
+        fractions = [Fraction(s) for s in scales] + lambdas
+        if any(f <= 0 for f in fractions):
+            continue
+        unit = max(f.denominator for f in fractions)
+        bound = (k_max * max(fractions[: len(scales)]) + Fraction(l_max) * max(lambdas)) * unit
+        if bound < 2**53:
+            out.append(int(sid))
+    return out
 
 
 def store(res: Results, series: list[Series], costs: list[float], out: dict[str, Any]) -> None:

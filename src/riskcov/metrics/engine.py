@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream
+from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream, point_curves
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one, single_threaded
@@ -63,11 +63,13 @@ def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
         ("eval_losses", "rc_loss_counts"),
     ):
         con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS FROM {macro}('eval_scored')")
+    # every series of a population holds the same items of each participant (rc_people counts
+    # them once per population), so the largest item count is eval_people's, not a second
+    # aggregate over every scored item
     con.execute("""
         CREATE OR REPLACE TEMP TABLE eval_harmonic AS
-        FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n), 0)
-                          FROM (SELECT participant_id, count(*) AS n FROM eval_scored
-                                GROUP BY series, participant_id)))""")
+        FROM rc_harmonic((SELECT coalesce(count(DISTINCT participant_id) * max(n_items), 0)
+                          FROM eval_people))""")
 
 
 def load_samples(
@@ -259,18 +261,9 @@ def compute(
         res.scalars[f"car_coverage@{a!r}"][:, present] = arr
     if len(present) and present[0] != 0:
         return
-    rows = con.execute(
-        f"SELECT series, {', '.join(CURVE_COLUMNS)} FROM eval_points WHERE replicate = 0 "
-        "ORDER BY series, plateau"
-    ).fetchall()
     for s in series:
         res.curves[s.index] = {k: [] for k in CURVE_COLUMNS}
-    for sid, *values in rows:
-        curve = res.curves[sid]
-        for k, v in zip(CURVE_COLUMNS, values, strict=True):
-            curve[k].append(v)
-        if confidence_of is not None:
-            curve["threshold"][-1] = confidence_of[(sid, values[-1])]
+    res.curves.update(point_curves.read(con, CURVE_COLUMNS, confidence_of))
     con.execute("CREATE OR REPLACE TEMP VIEW eval_unit_samples AS FROM eval_samples WHERE replicate = 0")
     con.execute(
         "CREATE OR REPLACE TEMP TABLE eval_totals0 AS "

@@ -2,7 +2,9 @@
 
 Which working points count is decided here (the dominant points of a 0/1-loss series: the
 hull routine metrics.hull.lower_hull over all replicates at once); the area itself is the
-`rc_interpolated` macro's.
+`rc_interpolated` macro's. Under the plateau estimator the kept points are the vertices of
+the lower convex hull of each 0/1-loss block, which is also all that effective reliability
+needs of that block's points (metrics.cost_curves reads them, TEMP TABLE eval_vertices).
 """
 
 from __future__ import annotations
@@ -39,6 +41,29 @@ def _block_order(block: IntArray, k_cum: IntArray) -> IntArray | None:
     return np.lexsort((k_cum, block)).astype(np.int64)
 
 
+def _hull_of_blocks(
+    block: IntArray, k_cum: IntArray, loss: IntArray, rows: int = 1 << 18
+) -> np.ndarray[Any, Any]:
+    """lower_hull(..., from_origin=True) of rows in block order, taken a slice of whole blocks
+    of about `rows` rows at a time: blocks are independent, and a pass over a slice reuses
+    the memory of the last one, where a pass over every replicate of a chunk at once
+    allocates (and faults in) a fresh array per step.
+
+    >>> b, k, l = np.array([0, 0, 1, 1, 1]), np.array([1, 2, 1, 3, 4]), np.array([1, 1, 0, 1, 2])
+    >>> _hull_of_blocks(b, k, l, rows=2).tolist() == lower_hull(b, k, l, from_origin=True).tolist()
+    True
+    """
+    starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]]) if len(block) else block
+    keep = np.empty(len(block), dtype=bool)
+    lo = 0
+    while lo < len(block):
+        nxt = np.searchsorted(starts, lo + rows)  # the first block starting at or after lo + rows
+        hi = int(starts[nxt]) if nxt < len(starts) else len(block)
+        keep[lo:hi] = lower_hull(block[lo:hi], k_cum[lo:hi], loss[lo:hi], from_origin=True)
+        lo = hi
+    return keep
+
+
 def _candidates(con: duckdb.DuckDBPyConnection, estimator: str) -> str:
     """The plateau points docs/metrics.md speaks of, whatever the estimator: under the item estimators
     eval_points has a point per item (ties broken by key), and a plateau's point is the last
@@ -64,7 +89,10 @@ def compute(
     """aurc_achievable_interpolated per (series, replicate) of the series whose points are a
     subset of the plateau points: under the plateau estimator the `binary` series (losses all 0
     or 1: dominant points only), under the item estimators every series (plateau ends). Every
-    other series takes rc_metrics' aurc_interpolated_points; None when no series needs this."""
+    other series takes rc_metrics' aurc_interpolated_points; None when no series needs this.
+    Under the plateau estimator the kept points stay in TEMP TABLE eval_vertices for
+    metrics.cost_curves (an earlier chunk's are dropped first, so no reader sees stale ones)."""
+    con.execute("DROP TABLE IF EXISTS eval_vertices")
     source = _candidates(con, estimator)
     if estimator == "plateau-trapezoid":
         if not binary:
@@ -79,11 +107,11 @@ def compute(
         f"FROM {source} JOIN (SELECT DISTINCT series, replicate, loss_scale FROM eval_totals) "
         f"USING (series, replicate) WHERE series IN ({ids})"
     ).fetchnumpy()
-    block, k_cum, loss = (pts[k].astype(np.int64) for k in ("block", "k_cum", "l"))
+    block, k_cum, loss = (pts[k].astype(np.int64, copy=False) for k in ("block", "k_cum", "l"))
     order = _block_order(block, k_cum)
     if order is not None:
         block, k_cum, loss = block[order], k_cum[order], loss[order]
-    keep = lower_hull(block, k_cum, loss, from_origin=True)
+    keep = _hull_of_blocks(block, k_cum, loss)
     if estimator != "plateau-trapezoid":  # only the binary series were read under the plateau one
         keep |= ~np.isin(block >> 32, np.asarray(binary, dtype=np.int64))  # continuous: every point
     # a point is its block's only one with its k_cum (k_cum rises within a block)
@@ -92,13 +120,14 @@ def compute(
         "replicate": (block[keep] & 0xFFFFFFFF).astype(np.int32),
         "k_cum": k_cum[keep],
     }
+    table = "eval_vertices" if estimator == "plateau-trapezoid" else "eval_kept"
     with registered(con, "_keep", kept):
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE eval_kept AS "
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
             f"SELECT * FROM {source} SEMI JOIN _keep USING (series, replicate, k_cum)"
         )
     out: dict[str, np.ndarray[Any, Any]] = con.execute(
         "SELECT series, replicate, aurc_achievable_interpolated "
-        f"FROM rc_interpolated('eval_kept', 'eval_totals') WHERE series IN ({ids})"
+        f"FROM rc_interpolated('{table}', 'eval_totals') WHERE series IN ({ids})"
     ).fetchnumpy()
     return out

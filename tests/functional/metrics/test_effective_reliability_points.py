@@ -1,7 +1,8 @@
 """rc_effective_reliability (and its portable query) over arbitrary working points against a
 brute-force oracle that scans every point: the macros keep only the last point of each run of
-equal accepted loss before multiplying by the costs, which must change no bit of the value,
-the threshold or the coverage, ties to the lower plateau included (docs/metrics-extended.md)."""
+equal accepted loss before multiplying by the costs, and the evaluation hands them only the
+hull vertices of a 0/1-loss series, which must change no bit of the value, the threshold or
+the coverage, ties to the lower plateau included (docs/metrics-extended.md)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov.metrics import portable
+from riskcov.metrics import cost_curves, interpolated, portable
 
 COSTS = [0.0, 0.5, 1.0, 2.0, 4.0, 0.3]
 # a block: (loss_scale, abstained units, [(items added, raw loss added), ...] in plateau order);
@@ -52,13 +54,13 @@ def rows_of(data: list[tuple[float, int, list[tuple[int, float]]]]) -> tuple[Row
     return points, totals
 
 
-def brute_force(points: Rows, totals: Rows) -> Rows:
+def brute_force(points: Rows, totals: Rows, costs: list[float] = COSTS) -> Rows:
     """Every (block, cost): the point of the largest k_cum * loss_scale - (1 + c) * l_cum over
     all its points, ties to the lower plateau; accepting nothing unless its Phi_c is above 0."""
     out = []
     for series, replicate, n_total, _, scale in totals:
         mine = [p for p in points if p[:2] == (series, replicate)]
-        for c in sorted(set(COSTS)):
+        for c in sorted(set(costs)):
             best = None
             for p in sorted(mine, key=lambda p: p[2]):  # plateau order: a later tie does not replace
                 gain = p[4] * scale - (1 + c) * p[5]
@@ -103,3 +105,64 @@ def test_the_candidates_give_the_best_point_of_all_points(con, data):
     cur.close()
     assert macro == want  # bit for bit: the same IEEE operations on the same values
     assert query == want
+
+
+# 0/1-loss blocks, as metrics.interpolated keeps their hull vertices: (loss_scale, abstained,
+# [(items added, wrong ones among them)]); few items per plateau, so gains tie often
+binary_blocks = st.tuples(
+    st.sampled_from([1.0, 3.0, 0.5]),
+    st.integers(0, 3),
+    st.lists(st.integers(1, 3).flatmap(lambda k: st.tuples(st.just(k), st.integers(0, k))), max_size=12),
+)
+
+
+def _masked(values: Any) -> list[Any]:
+    if np.ma.isMaskedArray(values):
+        return [None if m else v for v, m in zip(values.data.tolist(), values.mask.tolist(), strict=True)]
+    return list(values.tolist())
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(binary_blocks, min_size=1, max_size=6), inexact=st.booleans())
+def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(con, data, inexact):
+    """Through the evaluation's own path: metrics.interpolated keeps each 0/1-loss block's hull
+    vertices, metrics.cost_curves hands only those to the macro where every gain is exact (a
+    cost of 0.3 is not, and every point is used), and the rows are the brute force's over
+    every point, bit for bit."""
+    costs = [*COSTS[:5], 0.3] if inexact else COSTS[:5]
+    points, totals = rows_of([(s, a, [(k, w * s) for k, w in steps]) for s, a, steps in data])
+    cur = con.cursor()
+    cur.execute(
+        "CREATE TEMP TABLE eval_points (series INTEGER, replicate INTEGER, plateau BIGINT, threshold DOUBLE, "
+        "k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
+    )
+    cur.execute(
+        "CREATE TEMP TABLE eval_totals (series INTEGER, replicate INTEGER, n_total BIGINT, k_total BIGINT, "
+        "loss_scale DOUBLE)"
+    )
+    if points:
+        cur.executemany("INSERT INTO eval_points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+    cur.executemany("INSERT INTO eval_totals VALUES (?, ?, ?, ?, ?)", totals)
+    cur.execute("ALTER TABLE eval_points ADD COLUMN generalized_risk DOUBLE")
+    cur.execute(
+        "UPDATE eval_points AS p SET generalized_risk = p.l_cum / t.loss_scale / p.n_total "
+        "FROM eval_totals AS t WHERE t.series = p.series AND t.replicate = p.replicate"
+    )
+    cur.execute("ALTER TABLE eval_totals ADD COLUMN l_total DOUBLE")
+    cur.execute(
+        "UPDATE eval_totals AS t SET l_total = coalesce((SELECT max(l_cum) FROM eval_points AS p "
+        "WHERE p.series = t.series AND p.replicate = t.replicate), 0.0)"
+    )
+    interpolated.compute(cur, [0, 1], "plateau-trapezoid")
+    kept = cur.execute("SELECT count(*) FROM eval_vertices").fetchone()
+    out = cost_curves.best_points(cur, costs)
+    cur.close()
+    got = sorted(
+        zip(
+            *(_masked(out[k]) for k in ("series", "replicate", "cost", "phi", "threshold", "coverage")),
+            strict=True,
+        ),
+        key=lambda r: r[:3],
+    )
+    assert kept is not None and kept[0] <= len(points)
+    assert got == brute_force(points, totals, costs)
