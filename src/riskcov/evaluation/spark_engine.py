@@ -5,7 +5,7 @@ The scored units are a Spark view: an ingested run's eval_scored shipped once as
 (`compute_all`), or a table Spark reads where it lies (evaluation/spark_input.py). The
 bootstrap's multiplicities are drawn by numpy exactly as the DuckDB path draws them
 (bootstrap.sample_chunks) and shipped as Arrow, one chunk of replicates at a time. Per chunk
-Spark computes the totals and working points (cached), then the summary scalars, MAE@c and
+Spark computes the totals and working points (held: materialized), then the summary scalars, MAE@c and
 Coverage@Risk, and for replicate 0 effective reliability; the values come back into the same
 `engine.Results` the DuckDB engine fills, so the artifact and the stored rows are made by the
 same code. What reads every point of a replicate locally (the dominant points of 0/1 losses,
@@ -41,6 +41,16 @@ def _frame(spark: Any, columns: dict[str, np.ndarray[Any, Any]], view: str) -> A
     df = spark.createDataFrame(pa.table(columns))
     df.createOrReplaceTempView(view)
     return df
+
+
+def materialized(df: Any, view: str) -> Any:
+    """`df` computed once and held by Spark (a local checkpoint: its rows, not its plan), as
+    temp view `view`. A cached DataFrame was not enough: Spark's cache lookup did not match the
+    cached totals and points inside the later queries' plans, so each query recomputed them
+    from the cells and the weights. A checkpoint's plan is its rows, so every query reads them."""
+    kept = df.localCheckpoint(eager=True)
+    kept.createOrReplaceTempView(view)
+    return kept
 
 
 def check(opts: Options) -> None:
@@ -105,8 +115,7 @@ def compute(
         "alphas": "riskcov_alphas",
         "costs": "riskcov_costs",
     }
-    cells = spark.sql(portable.render("cells", "spark", rel))
-    cells.cache().createOrReplaceTempView("riskcov_cells")
+    materialized(spark.sql(portable.render("cells", "spark", rel)), "riskcov_cells")
     chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points",
                "class_cells": "riskcov_class_cells"}  # fmt: skip
     res = engine.Results(b + 1)
@@ -122,10 +131,8 @@ def compute(
     for rep, pid, mult in sample_chunks(participants, b, opts.seed, sizes):
         _frame(spark, {"replicate": rep.astype(np.int32), "cluster": pid.astype(np.int64),
                        "multiplicity": mult.astype(np.int32)}, "riskcov_samples")  # fmt: skip
-        totals = spark.sql(portable.render("totals", "spark", chunked)).cache()
-        totals.createOrReplaceTempView("riskcov_totals")
-        points = spark.sql(portable.render("points", "spark", chunked)).cache()
-        points.createOrReplaceTempView("riskcov_points")
+        materialized(spark.sql(portable.render("totals", "spark", chunked)), "riskcov_totals")
+        materialized(spark.sql(portable.render("points", "spark", chunked)), "riskcov_points")
         m = arrow(spark, portable.render("summary", "spark", chunked))
         for name in engine.SUMMARY:
             put(name, m["series"], m["replicate"], m[name])
@@ -155,9 +162,6 @@ def compute(
         cost_curves.store(res, series, opts.costs, phi)
         if rep[0] == 0:
             replicate_zero(con, spark, series, res, opts)
-        totals.unpersist()
-        points.unpersist()
-    cells.unpersist()
     engine.copy_aliases(series, res)
     return res
 
