@@ -53,6 +53,17 @@ def materialized(df: Any, view: str) -> Any:
     return kept
 
 
+def exact_in_doubles(spark: Any, clusters: int) -> bool:
+    """Whether riskcov_scored's loss sums can be doubles with the same bits as the exact
+    DECIMALs (portable.render's `integral`): every loss an integer, and the largest sum a
+    replicate can reach (every cluster drawn `clusters` times, at most) below 2**53."""
+    row = spark.sql(
+        "SELECT coalesce(min(CASE WHEN loss = floor(loss) THEN 1 ELSE 0 END), 1) AS integral, "
+        "coalesce(sum(abs(loss)), 0.0) AS total FROM riskcov_scored"
+    ).collect()[0]
+    return bool(row["integral"] == 1 and float(row["total"]) * max(clusters, 1) < 2.0**53)
+
+
 def check(opts: Options) -> None:
     """What --engine spark does not compute, refused before any work, with the reason."""
     if opts.estimator != "plateau-trapezoid":
@@ -115,7 +126,12 @@ def compute(
         "alphas": "riskcov_alphas",
         "costs": "riskcov_costs",
     }
-    materialized(spark.sql(portable.render("cells", "spark", rel)), "riskcov_cells")
+    integral = exact_in_doubles(spark, len(participants))
+
+    def sql(name: str, relations: dict[str, str]) -> str:
+        return portable.render(name, "spark", relations, integral=integral)
+
+    materialized(spark.sql(sql("cells", rel)), "riskcov_cells")
     chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points",
                "class_cells": "riskcov_class_cells"}  # fmt: skip
     res = engine.Results(b + 1)
@@ -131,23 +147,23 @@ def compute(
     for rep, pid, mult in sample_chunks(participants, b, opts.seed, sizes):
         _frame(spark, {"replicate": rep.astype(np.int32), "cluster": pid.astype(np.int64),
                        "multiplicity": mult.astype(np.int32)}, "riskcov_samples")  # fmt: skip
-        materialized(spark.sql(portable.render("totals", "spark", chunked)), "riskcov_totals")
-        materialized(spark.sql(portable.render("points", "spark", chunked)), "riskcov_points")
-        m = arrow(spark, portable.render("summary", "spark", chunked))
+        materialized(spark.sql(sql("totals", chunked)), "riskcov_totals")
+        materialized(spark.sql(sql("points", chunked)), "riskcov_points")
+        m = arrow(spark, sql("summary", chunked))
         for name in engine.SUMMARY:
             put(name, m["series"], m["replicate"], m[name])
         put("aurc_achievable_interpolated", m["series"], m["replicate"], m["aurc_interpolated_points"])
         dominant(con, spark, m, put)
         if with_balanced:
-            bal = arrow(spark, portable.render("balanced", "spark", chunked))
+            bal = arrow(spark, sql("balanced", chunked))
             for key in ("aurc_ba", "augrc_ba"):
                 put(key, bal["series"], bal["replicate"], bal[key])
-        mae = arrow(spark, portable.render("mae_at_coverage", "spark", chunked))
+        mae = arrow(spark, sql("mae_at_coverage", chunked))
         for c in opts.coverage_grid:
             sel = mae["requested"] == c
             put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
             put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["achieved"][sel])
-        car = arrow(spark, portable.render("coverage_at_risk", "spark", chunked))
+        car = arrow(spark, sql("coverage_at_risk", chunked))
         for a in opts.alpha_grid:
             sel = car["alpha"] == a
             for col in ("coverage", "risk", "threshold"):
@@ -158,7 +174,7 @@ def compute(
             block[np.isnan(block)] = 0.0  # no qualifying point: coverage 0, not undefined
             arr[:, present] = block
         # every replicate's best Phi_c: the value and its CI (sql/portable/effective_reliability.sql)
-        phi = arrow(spark, portable.render("effective_reliability", "spark", chunked))
+        phi = arrow(spark, sql("effective_reliability", chunked))
         cost_curves.store(res, series, opts.costs, phi)
         if rep[0] == 0:
             replicate_zero(con, spark, series, res, opts)
