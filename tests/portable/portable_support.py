@@ -171,13 +171,13 @@ def wrap(name: str, sql: str) -> str:
     return f"SELECT {PORTABLE_COLUMNS[name]} FROM ({sql}) AS q ORDER BY {PORTABLE_COLUMNS[name]}"
 
 
-def close(a: Any, b: Any, exact: bool, rel: float = 1e-13) -> bool:
-    """Equal values: bit for bit when `exact`, else within `rel` of the larger (or 1e-15 absolute)."""
+def close(a: Any, b: Any, exact: bool, rel: float = 1e-13, abs_tol: float = 1e-15) -> bool:
+    """Equal values: bit for bit when `exact`, else within `rel` of the larger (or `abs_tol`)."""
     if a is None or b is None or isinstance(a, bool) or isinstance(b, bool):
         return a == b
     if exact:
         return float(a) == float(b) or (math.isnan(a) and math.isnan(b))
-    return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=1e-15)
+    return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=abs_tol)
 
 
 def mismatches(
@@ -186,6 +186,7 @@ def mismatches(
     want: list[tuple[Any, ...]],
     exact_series: set[int],
     rel: float = 1e-13,
+    abs_tol: float = 1e-15,
 ) -> list[str]:
     """Rows that differ (a row's series decides whether exactness applies); [] when equal."""
     if len(got) != len(want):
@@ -198,6 +199,6 @@ def mismatches(
             # c / (1 + c)) are told apart by the last bit of their loss sums, which the macros'
             # limbs and the portable DECIMAL round differently: Phi_c agrees, its point may not
             g, w = g[:4], w[:4]
-        if g[:2] != w[:2] or not all(close(x, y, exact, rel) for x, y in zip(g, w, strict=True)):
+        if g[:2] != w[:2] or not all(close(x, y, exact, rel, abs_tol) for x, y in zip(g, w, strict=True)):
             out.append(f"{name}: {g} != reference {w}")
     return out

@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 import pytest
 import sqlglot
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from portable_support import ALPHAS, PORTABLE_COLUMNS, load_inputs, make_data, mismatches, reference, wrap
 
@@ -96,19 +96,23 @@ def _compare(seed: int, clusters: int, replicates: int, exact_summary: bool) -> 
         # balanced: the macros sum its terms by fsum (compensated), the query by a running window
         exact = set() if name == "balanced" else {0, 1} if name != "summary" or exact_summary else set()
         if name == "summary":
-            # the oracle's area is a float sum over its runs in another order: within 1e-13
+            # the oracle's area is a float sum over its runs in another order, each run's term a
+            # difference of harmonic numbers (up to ~5 here): its rounding is absolute, a few
+            # eps * H per run, so a small area (0.004 at seed 163) can differ beyond 1e-13
+            # relative; within 1e-14 absolute it agrees
             cols = [c.strip() for c in PORTABLE_COLUMNS[name].split(",")]
             oracle = [i for i, c in enumerate(cols) if c in ORACLE_COLUMNS]
             rest = [i for i in range(2, len(cols)) if i not in oracle]
-            for group, series in ((oracle, set()), (rest, exact)):
+            for group, series, tol in ((oracle, set(), 1e-14), (rest, exact, 1e-15)):
                 pick = [[(r[0], r[1], *(r[i] for i in group)) for r in rows] for rows in (got, want[name])]
-                assert mismatches(name, pick[0], pick[1], series, rel=1e-13) == [], (seed, name)
+                assert mismatches(name, pick[0], pick[1], series, 1e-13, tol) == [], (seed, name)
             continue
         assert mismatches(name, got, want[name], exact, rel=1e-13) == [], (seed, name)
 
 
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2**31 - 1))
+@example(163)
 def test_small_random_data_equals_the_macros_bit_for_bit(seed: int) -> None:
     """Up to ~30 points a block DuckDB's window sums add in the macros' order: with integer
     losses every value is equal but the oracle's area (a float sum in another order: 1e-13)."""

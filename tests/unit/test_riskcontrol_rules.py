@@ -20,17 +20,9 @@ from sql_support import rc_macro_connection
 from hypothesis_profiles import examples
 from riskcov.errors import InputError, UsageError
 from riskcov.riskcontrol.bounds import p_value
-from riskcov.riskcontrol.rules import (
-    Points,
-    apply,
-    candidates,
-    certify,
-    crc,
-    uncertified,
-    working_points,
-    working_points_of,
-)
+from riskcov.riskcontrol.rules import apply, candidates, certify, crc, uncertified
 from riskcov.riskcontrol.seed_summary import SeedOutcome, mean_std, violation_summary
+from riskcov.riskcontrol.working_points import Points, working_points, working_points_of
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 DYADIC = [0.0, 0.25, 0.5, 0.75, 1.0]

@@ -12,7 +12,7 @@ import duckdb
 
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import ood_suite, rules, seed_summary, suite
+from riskcov.riskcontrol import ood_suite, rules, seed_summary, suite, working_points
 from riskcov.riskcontrol.bounds import check_level
 from riskcov.riskcontrol.command_options import CertificateOptions, InputOptions
 from riskcov.warehouse.duckdb_helpers import transaction
@@ -106,7 +106,7 @@ def compare(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         for s in seeds:
             test_e = tests[(method, s)][1]
             t = ex.load(con, test_e, csf)
-            pts = rules.working_points(con, t.confidence, t.loss, t.abstained)
+            pts = working_points.working_points(con, t.confidence, t.loss, t.abstained)
             car.append(rules.uncertified(con, pts, opts.alpha).coverage)
             aurcs.append(aurc[test_e.experiment_id])
         mine = [r for r in certified if r["method"] == method]

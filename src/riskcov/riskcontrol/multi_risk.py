@@ -10,8 +10,8 @@ import numpy as np
 
 from riskcov.riskcontrol.bounds import p_value
 
-if TYPE_CHECKING:  # rules imports this module
-    from riskcov.riskcontrol.rules import Points
+if TYPE_CHECKING:
+    from riskcov.riskcontrol.working_points import Points
 
 RISKS = ("selective", "generalized", "coverage_loss")
 

@@ -15,7 +15,7 @@ from riskcov.evaluation.groups import check_column
 from riskcov.metrics.budgets import refuse_outside
 from riskcov.report.artifact import write_on_commit
 from riskcov.riskcontrol import experiments as ex
-from riskcov.riskcontrol import fwer, group_coverage, multi_risk, rules, seed_summary
+from riskcov.riskcontrol import fwer, group_coverage, multi_risk, rules, seed_summary, working_points
 from riskcov.riskcontrol.bounds import check_level, check_losses
 from riskcov.riskcontrol.command_options import CertificateOptions
 from riskcov.riskcontrol.store import record_command, store_results
@@ -106,25 +106,25 @@ def _loaded(con: duckdb.DuckDBPyConnection, e: ex.Experiment, csf: str, bound: s
 
 def _points(
     con: duckdb.DuckDBPyConnection, cal: ex.Samples, opts: Options
-) -> tuple[rules.Points, tuple[rules.Points, rules.Points] | None]:
+) -> tuple[working_points.Points, tuple[working_points.Points, working_points.Points] | None]:
     """The cal working points, and for split-fixed-sequence those of its two halves
     (fwer.halves), in one query."""
     whole = (cal.confidence, cal.loss, cal.abstained)
     if opts.procedure != "split-fixed-sequence":
-        return rules.working_points_of(con, [whole])[0], None
+        return working_points.working_points_of(con, [whole])[0], None
     first = fwer.halves(len(cal.confidence), opts.split_seed)
     halves = [(cal.confidence[h], cal.loss[h], cal.abstained[h]) for h in (first, ~first)]
-    points, one, two = rules.working_points_of(con, [whole, *halves])
+    points, one, two = working_points.working_points_of(con, [whole, *halves])
     return points, (one, two)
 
 
 def _choose(
     con: duckdb.DuckDBPyConnection,
-    points: rules.Points,
+    points: working_points.Points,
     rule: str,
     alpha: float,
     opts: Options,
-    split: tuple[rules.Points, rules.Points] | None = None,
+    split: tuple[working_points.Points, working_points.Points] | None = None,
 ) -> rules.Choice:
     if rule == "certified":
         return rules.certify(
@@ -181,7 +181,7 @@ def seed_rows(
 
 
 def _tested(
-    method: str, seed: int, alpha: float, points: rules.Points, choice: rules.Choice
+    method: str, seed: int, alpha: float, points: working_points.Points, choice: rules.Choice
 ) -> list[dict[str, Any]]:
     """The certified rule's candidates: threshold, cal coverage and accepted count, p-value and
     whether the procedure rejected "risk > alpha" there, and under `risks` each risk's own
