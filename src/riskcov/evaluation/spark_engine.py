@@ -145,8 +145,12 @@ def compute(
 
     sizes = chunk_sizes(b, len(participants))
     for rep, pid, mult in sample_chunks(participants, b, opts.seed, sizes):
-        _frame(spark, {"replicate": rep.astype(np.int32), "cluster": pid.astype(np.int64),
-                       "multiplicity": mult.astype(np.int32)}, "riskcov_samples")  # fmt: skip
+        weights = _frame(spark, {"replicate": rep.astype(np.int32), "cluster": pid.astype(np.int64),
+                                 "multiplicity": mult.astype(np.int32)}, "riskcov_samples")  # fmt: skip
+        # partitioned by replicate once: every later GROUP BY and window of the chunk has the
+        # replicate among its keys, so none of them shuffles the weighted rows again (the
+        # cells are broadcast to the weights: spark_session.settings)
+        materialized(weights.repartition("replicate"), "riskcov_samples")
         materialized(spark.sql(sql("totals", chunked)), "riskcov_totals")
         materialized(spark.sql(sql("points", chunked)), "riskcov_points")
         m = arrow(spark, sql("summary", chunked))
