@@ -22,6 +22,8 @@ repetition and one status line of medians.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import re
 import statistics
@@ -30,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from per_sample_1m import generate
 
@@ -52,6 +55,21 @@ def _evaluate(
     finally:
         con.close()
     return time.perf_counter() - start
+
+
+def _differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where two artifacts' values differ beyond 1e-12 (relative for percentages), as the
+    Spark tests compare them: a timing is only reported beside equal results."""
+    if isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b):
+        return [d for k in a for d in _differences(a[k], b[k], f"{path}/{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        pairs = enumerate(zip(a, b, strict=True))
+        return [d for i, (x, y) in pairs for d in _differences(x, y, f"{path}[{i}]")]
+    if isinstance(a, float) and isinstance(b, float):
+        tol = 1e-12 * max(1.0, abs(a)) if path.endswith("_pct") else 1e-12
+        same = math.isclose(a, b, rel_tol=0, abs_tol=tol) or (math.isnan(a) and math.isnan(b))
+        return [] if same else [path]
+    return [] if a == b else [path]
 
 
 def _numpy(data: Path, resamples: int) -> float:
@@ -101,11 +119,16 @@ def main() -> int:
             times["spark"].append(
                 _evaluate(wh, str(data), "spark", args.resamples, work / "s.json", args.master, conf)
             )
+            arts = [json.loads((work / f"{e}.json").read_text())["confidence_variants"] for e in "ds"]
+            diffs = _differences(*arts)
+            if diffs:
+                sys.exit(f"spark and duckdb differ beyond 1e-12 at {len(diffs)} values, e.g. {diffs[:3]}")
             times["numpy"].append(_numpy(data, args.resamples))
             loads.append(os.getloadavg()[0])
             print(
                 f"  rep {rep + 1}: duckdb {times['duckdb'][-1]:.1f} s, spark {times['spark'][-1]:.1f} s, "
-                f"numpy {times['numpy'][-1]:.1f} s (load {loads[-1]:.1f})",
+                f"numpy {times['numpy'][-1]:.1f} s (load {loads[-1]:.1f}); "
+                "artifacts equal to 1e-12",
                 flush=True,
             )
         spark.stop()

@@ -5,7 +5,7 @@ The scored units are a Spark view: an ingested run's eval_scored shipped once as
 (`compute_all`), or a table Spark reads where it lies (evaluation/spark_input.py). The
 bootstrap's multiplicities are drawn by numpy exactly as the DuckDB path draws them
 (bootstrap.sample_chunks) and shipped as Arrow, one chunk of replicates at a time. Per chunk
-Spark computes the totals and working points (cached), then the summary scalars, MAE@c and
+Spark computes the totals and working points (held: materialized), then the summary scalars, MAE@c and
 Coverage@Risk, and for replicate 0 effective reliability; the values come back into the same
 `engine.Results` the DuckDB engine fills, so the artifact and the stored rows are made by the
 same code. What reads every point of a replicate locally (the dominant points of 0/1 losses,
@@ -41,6 +41,27 @@ def _frame(spark: Any, columns: dict[str, np.ndarray[Any, Any]], view: str) -> A
     df = spark.createDataFrame(pa.table(columns))
     df.createOrReplaceTempView(view)
     return df
+
+
+def materialized(df: Any, view: str) -> Any:
+    """`df` computed once and held by Spark (a local checkpoint: its rows, not its plan), as
+    temp view `view`. A cached DataFrame was not enough: Spark's cache lookup did not match the
+    cached totals and points inside the later queries' plans, so each query recomputed them
+    from the cells and the weights. A checkpoint's plan is its rows, so every query reads them."""
+    kept = df.localCheckpoint(eager=True)
+    kept.createOrReplaceTempView(view)
+    return kept
+
+
+def exact_in_doubles(spark: Any, clusters: int) -> bool:
+    """Whether riskcov_scored's loss sums can be doubles with the same bits as the exact
+    DECIMALs (portable.render's `integral`): every loss an integer, and the largest sum a
+    replicate can reach (every cluster drawn `clusters` times, at most) below 2**53."""
+    row = spark.sql(
+        "SELECT coalesce(min(CASE WHEN loss = floor(loss) THEN 1 ELSE 0 END), 1) AS integral, "
+        "coalesce(sum(abs(loss)), 0.0) AS total FROM riskcov_scored"
+    ).collect()[0]
+    return bool(row["integral"] == 1 and float(row["total"]) * max(clusters, 1) < 2.0**53)
 
 
 def check(opts: Options) -> None:
@@ -105,8 +126,12 @@ def compute(
         "alphas": "riskcov_alphas",
         "costs": "riskcov_costs",
     }
-    cells = spark.sql(portable.render("cells", "spark", rel))
-    cells.cache().createOrReplaceTempView("riskcov_cells")
+    integral = exact_in_doubles(spark, len(participants))
+
+    def sql(name: str, relations: dict[str, str]) -> str:
+        return portable.render(name, "spark", relations, integral=integral)
+
+    materialized(spark.sql(sql("cells", rel)), "riskcov_cells")
     chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points",
                "class_cells": "riskcov_class_cells"}  # fmt: skip
     res = engine.Results(b + 1)
@@ -120,27 +145,29 @@ def compute(
 
     sizes = chunk_sizes(b, len(participants))
     for rep, pid, mult in sample_chunks(participants, b, opts.seed, sizes):
-        _frame(spark, {"replicate": rep.astype(np.int32), "cluster": pid.astype(np.int64),
-                       "multiplicity": mult.astype(np.int32)}, "riskcov_samples")  # fmt: skip
-        totals = spark.sql(portable.render("totals", "spark", chunked)).cache()
-        totals.createOrReplaceTempView("riskcov_totals")
-        points = spark.sql(portable.render("points", "spark", chunked)).cache()
-        points.createOrReplaceTempView("riskcov_points")
-        m = arrow(spark, portable.render("summary", "spark", chunked))
+        weights = _frame(spark, {"replicate": rep.astype(np.int32), "cluster": pid.astype(np.int64),
+                                 "multiplicity": mult.astype(np.int32)}, "riskcov_samples")  # fmt: skip
+        # partitioned by replicate once: every later GROUP BY and window of the chunk has the
+        # replicate among its keys, so none of them shuffles the weighted rows again (the
+        # cells are broadcast to the weights: spark_session.settings)
+        materialized(weights.repartition("replicate"), "riskcov_samples")
+        materialized(spark.sql(sql("totals", chunked)), "riskcov_totals")
+        materialized(spark.sql(sql("points", chunked)), "riskcov_points")
+        m = arrow(spark, sql("summary", chunked))
         for name in engine.SUMMARY:
             put(name, m["series"], m["replicate"], m[name])
         put("aurc_achievable_interpolated", m["series"], m["replicate"], m["aurc_interpolated_points"])
         dominant(con, spark, m, put)
         if with_balanced:
-            bal = arrow(spark, portable.render("balanced", "spark", chunked))
+            bal = arrow(spark, sql("balanced", chunked))
             for key in ("aurc_ba", "augrc_ba"):
                 put(key, bal["series"], bal["replicate"], bal[key])
-        mae = arrow(spark, portable.render("mae_at_coverage", "spark", chunked))
+        mae = arrow(spark, sql("mae_at_coverage", chunked))
         for c in opts.coverage_grid:
             sel = mae["requested"] == c
             put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
             put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["achieved"][sel])
-        car = arrow(spark, portable.render("coverage_at_risk", "spark", chunked))
+        car = arrow(spark, sql("coverage_at_risk", chunked))
         for a in opts.alpha_grid:
             sel = car["alpha"] == a
             for col in ("coverage", "risk", "threshold"):
@@ -151,13 +178,10 @@ def compute(
             block[np.isnan(block)] = 0.0  # no qualifying point: coverage 0, not undefined
             arr[:, present] = block
         # every replicate's best Phi_c: the value and its CI (sql/portable/effective_reliability.sql)
-        phi = arrow(spark, portable.render("effective_reliability", "spark", chunked))
+        phi = arrow(spark, sql("effective_reliability", chunked))
         cost_curves.store(res, series, opts.costs, phi)
         if rep[0] == 0:
             replicate_zero(con, spark, series, res, opts)
-        totals.unpersist()
-        points.unpersist()
-    cells.unpersist()
     engine.copy_aliases(series, res)
     return res
 

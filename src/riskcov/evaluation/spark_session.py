@@ -39,7 +39,10 @@ def settings(master: str | None, conf: dict[str, str], remote: str | None) -> di
     if not remote or target.startswith("local"):  # a Spark setting, not a session's
         out["spark.ui.showConsoleProgress"] = "false"
     if target.startswith("local"):
-        out |= {"spark.ui.enabled": "false", "spark.driver.memory": driver_memory()}
+        # the cells (a row per cluster, series and confidence) joined to the weights by
+        # broadcast, so the join keeps the weights' partitioning by replicate (spark_engine)
+        out |= {"spark.ui.enabled": "false", "spark.driver.memory": driver_memory(),
+                "spark.sql.autoBroadcastJoinThreshold": "64m"}  # fmt: skip
     return out | conf
 
 

@@ -122,8 +122,25 @@ def _window_nulls(node: exp.Expr) -> exp.Expr:
     return node
 
 
-def transform(tree: exp.Expr, dialect: str) -> exp.Expr:
-    """`tree` (DuckDB's dialect) with each construct rewritten that `dialect` lacks."""
+# the exact loss-sum types of the portable queries (cells.sql): a loss, a multiplicity
+EXACT_SUMS = ("DECIMAL(27, 18)", "DECIMAL(10, 0)")
+
+
+def _integral_sums(node: exp.Expr) -> exp.Expr:
+    """The exact loss-sum DECIMALs as DOUBLE. Only for integer losses whose every sum stays
+    below 2**53 (the caller checks): a double then holds each loss, product and partial sum
+    exactly, as the DECIMAL does, so every value keeps its bits, and an engine without a fast
+    wide DECIMAL (Spark computes one above 18 digits with java.math.BigDecimal) adds doubles."""
+    if isinstance(node, exp.DataType) and node.sql() in EXACT_SUMS:
+        return exp.DataType.build("DOUBLE")
+    return node
+
+
+def transform(tree: exp.Expr, dialect: str, integral: bool = False) -> exp.Expr:
+    """`tree` (DuckDB's dialect) with each construct rewritten that `dialect` lacks; with
+    `integral`, the exact loss sums as doubles (_integral_sums)."""
+    if integral:
+        tree = tree.transform(_integral_sums)
     if dialect == "duckdb":
         return tree
     rules = [_isfinite, _hugeint] + ([_window_nulls] if dialect == "bigquery" else [])

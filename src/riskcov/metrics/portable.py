@@ -168,9 +168,17 @@ def inline(name: str, relations: dict[str, str] | None = None) -> exp.Query:
     return body
 
 
-def render(name: str, dialect: str, relations: dict[str, str] | None = None, pretty: bool = True) -> str:
-    """The SQL text computing portable query `name` on `dialect` (one of DIALECTS)."""
+def render(
+    name: str,
+    dialect: str,
+    relations: dict[str, str] | None = None,
+    pretty: bool = True,
+    integral: bool = False,
+) -> str:
+    """The SQL text computing portable query `name` on `dialect` (one of DIALECTS); with
+    `integral` (only for integer losses whose sums stay below 2**53) the loss sums in doubles,
+    which then hold them exactly (dialects._integral_sums)."""
     if dialect not in DIALECTS:
         raise UsageError(f"--dialect {dialect}: one of {', '.join(DIALECTS)}")
-    tree = transform(inline(name, relations), dialect)
+    tree = transform(inline(name, relations), dialect, integral)
     return tree.sql(dialect=dialect, pretty=pretty, unsupported_level=sqlglot.ErrorLevel.RAISE)
