@@ -16,8 +16,11 @@ def test_local_master_gets_a_driver_heap_sized_from_the_machine(monkeypatch: pyt
     got = spark_session.settings("local[2]", {}, None)
     assert got["spark.driver.memory"] == "7g" and got["spark.ui.enabled"] == "false"
     assert got["spark.sql.session.timeZone"] == "UTC"
+    # the cells broadcast to the weights, so the join keeps their partitioning by replicate
+    assert got["spark.sql.autoBroadcastJoinThreshold"] == "64m"
     # a local Connect server (SPARK_REMOTE=local[2]) starts with them too
-    assert spark_session.settings(None, {}, "local[2]")["spark.driver.memory"] == "7g"
+    connect = spark_session.settings(None, {}, "local[2]")
+    assert connect["spark.driver.memory"] == "7g" and connect["spark.sql.autoBroadcastJoinThreshold"] == "64m"
 
 
 def test_cluster_gets_no_heap_and_connect_session_settings_only() -> None:
@@ -30,10 +33,13 @@ def test_cluster_gets_no_heap_and_connect_session_settings_only() -> None:
     # a cluster's master without Connect: also no progress bar on stderr, its own UI and heap
     got = spark_session.settings("spark://host:7077", {}, None)
     assert set(got) == session_only | {"spark.ui.showConsoleProgress"}
+    # a cluster keeps its own broadcast threshold (sized for its executors, not this machine)
+    assert "spark.sql.autoBroadcastJoinThreshold" not in got
 
 
 def test_spark_conf_overrides_and_adds() -> None:
-    conf = {"spark.driver.memory": "12g", "spark.sql.shuffle.partitions": "64", "spark.executor.cores": "4"}
+    conf = {"spark.driver.memory": "12g", "spark.sql.shuffle.partitions": "64", "spark.executor.cores": "4",
+            "spark.sql.autoBroadcastJoinThreshold": "-1"}  # fmt: skip
     got = spark_session.settings("local[*]", conf, None)
     assert {k: got[k] for k in conf} == conf
 
