@@ -120,7 +120,7 @@ def evaluate(
         block: dict[str, Any] = {}
         for g, value in enumerate(groups):
             k = computed.index(of[name]) * g_count + g
-            block[value] = _group_metrics(res, k, int(sizes.get(value, 0)), b, alphas)
+            block[value] = group_metrics(res, k, int(sizes.get(value, 0)), b, alphas)
         metrics[name] = block
     return {
         "column": column,
@@ -130,7 +130,7 @@ def evaluate(
     }
 
 
-def _group_metrics(res: Any, k: int, n: int, b: int, alphas: list[float]) -> dict[str, Any]:
+def group_metrics(res: Any, k: int, n: int, b: int, alphas: list[float]) -> dict[str, Any]:
     out: dict[str, Any] = {"n": n}
     ci: dict[str, Any] = {}
     for key in ("cmax", "aurc_full", "augrc_full"):
@@ -155,20 +155,43 @@ def _gaps(
 ) -> dict[str, Any]:
     """Per CSF and alpha: each group's coverage at the CSF's Coverage@Risk(alpha) threshold on
     the whole population, and the gap (largest minus smallest)."""
-    rows = [
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE eval_group_thresholds (series INTEGER, alpha DOUBLE, threshold DOUBLE)"
+    )
+    con.executemany(
+        "INSERT INTO eval_group_thresholds VALUES (?, ?, ?)",
+        [list(r) for r in threshold_rows(names, of, variants, alphas)],
+    )
+    rows = con.execute(
+        "SELECT series, alpha, grp, coverage FROM rc_group_coverage('eval_grouped', 'eval_group_thresholds') "
+        "ORDER BY series, alpha, grp"
+    ).fetchall()
+    return gaps_of(names, of, variants, alphas, rows)
+
+
+def threshold_rows(
+    names: list[str], of: dict[str, int], variants: dict[str, Any], alphas: list[float]
+) -> list[tuple[int, float, float | None]]:
+    """(series, alpha, threshold): each CSF's Coverage@Risk(alpha) threshold on the whole
+    population (None where no working point qualifies), the groups' coverage compared there."""
+    return [
         (of[name], a, variants[name]["coverage_at_risk"][grid_key(a)]["threshold"])
         for name in names
         for a in alphas
     ]
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE eval_group_thresholds (series INTEGER, alpha DOUBLE, threshold DOUBLE)"
-    )
-    con.executemany("INSERT INTO eval_group_thresholds VALUES (?, ?, ?)", [list(r) for r in rows])
+
+
+def gaps_of(
+    names: list[str],
+    of: dict[str, int],
+    variants: dict[str, Any],
+    alphas: list[float],
+    rows: list[tuple[Any, ...]],
+) -> dict[str, Any]:
+    """The `coverage_gaps` block from the (series, alpha, grp, coverage) rows of the groups'
+    coverage at threshold_rows (rc_group_coverage, or its portable twin on Spark)."""
     got: dict[tuple[int, float], dict[str, float]] = {}
-    for sid, alpha, grp, cov in con.execute(
-        "SELECT series, alpha, grp, coverage FROM rc_group_coverage('eval_grouped', 'eval_group_thresholds') "
-        "ORDER BY series, alpha, grp"
-    ).fetchall():
+    for sid, alpha, grp, cov in rows:
         got.setdefault((int(sid), float(alpha)), {})[str(grp)] = float(cov)
     out: dict[str, Any] = {}
     for name in names:

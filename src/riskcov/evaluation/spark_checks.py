@@ -35,6 +35,9 @@ _TYPES: dict[str, tuple[tuple[str, ...], str]] = {
     "prob": (_NUMBER, "a number"),
 }
 
+# an attribute (a column riskcov does not read itself, kept as text for --group)
+_ATTRIBUTE = ((*_NUMBER, "string", "boolean"), "a number, string or boolean")
+
 
 def literal(value: Any) -> str:
     """A Spark SQL literal of a str or int."""
@@ -43,20 +46,23 @@ def literal(value: Any) -> str:
     return str(int(value))
 
 
-def types(spec: str, schema: Any) -> None:
-    """Every column of a type its role accepts (score columns: numbers)."""
+def types(spec: str, schema: Any, plan: Plan) -> None:
+    """Every column of a type its role accepts (score columns: numbers; attributes, the
+    columns riskcov does not read itself: numbers, strings or booleans, as text)."""
+    attributes = {s.name for s in plan.attributes}
     for field in schema.fields:
         kind = field.dataType.typeName()
-        allowed, wanted = _TYPES.get(field.name, (_NUMBER, "a number"))
+        other = _ATTRIBUTE if field.name in attributes else (_NUMBER, "a number")
+        allowed, wanted = _TYPES.get(field.name, other)
         if kind not in allowed:
             raise InputError(f"{spec}: column {field.name}: type {kind} is not {wanted}")
 
 
-def rows_sql(columns: list[str], plan: Plan, stem: str) -> str:
+def rows_sql(columns: list[str], plan: Plan, stem: str, group: str | None = None) -> str:
     """SELECT over riskcov_input: every sample with its experiment (defaults for missing
     columns: method the input's stem, seed 0, split test, domain id), cluster (default
     sample_id), abstained, loss, the score columns, the raw columns the checks read, and
-    row_hash (xxhash64 of every column)."""
+    row_hash (xxhash64 of every column); with `group` (group_text's SQL), `grp`."""
     has = set(columns)
 
     def col(name: str, default: str) -> str:
@@ -71,6 +77,8 @@ def rows_sql(columns: list[str], plan: Plan, stem: str) -> str:
         loss = "CASE WHEN `label` = `prediction` THEN 0.0 ELSE 1.0 END"
     raw = [f"`{c}` AS `raw_{c}`" for c in ("abstained", "correct", "label", "prediction") if c in has]
     scores = [f"`{s.name}`" for s in plan.csfs.values()]
+    if group is not None:
+        scores.append(f"{group} AS grp")
     return (
         f"SELECT {col('method', literal(stem))} AS method, {col('seed', '0')} AS seed, "
         f"{col('split', literal('test'))} AS split, {col('domain', literal('id'))} AS domain, "
@@ -79,6 +87,19 @@ def rows_sql(columns: list[str], plan: Plan, stem: str) -> str:
         + ", ".join([*raw, *scores])
         + f", xxhash64({', '.join(f'`{c}`' for c in columns)}) AS row_hash FROM riskcov_input"
     )
+
+
+def group_text(schema: Any, column: str) -> str:
+    """SQL of `column`'s value as text, as the ingest stores a group column (label, prediction
+    or an attribute): CAST to a string, a float only where it is finite; NULL when the input
+    has no such column."""
+    field = next((f for f in schema.fields if f.name == column), None)
+    if field is None:
+        return "CAST(NULL AS STRING)"
+    c = f"`{column}`"
+    if field.dataType.typeName() in ("float", "double"):
+        return f"CASE WHEN NOT isnan({c}) AND abs({c}) <= {MAX_DOUBLE} THEN CAST({c} AS STRING) END"
+    return f"CAST({c} AS STRING)"
 
 
 def experiments(spark: Any, spec: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -53,6 +53,20 @@ def materialized(df: Any, view: str) -> Any:
     return kept
 
 
+def released(kept: Any) -> None:
+    """Free the rows `materialized` held for `kept` now, not when the JVM's garbage collector
+    finds them unreachable (Spark's ContextCleaner). A classic session unpersists the
+    checkpoint's RDD (Dataset.unpersist does not: the checkpoint is not a cached plan). Spark
+    Connect has no such call: the client drops the server's reference to the checkpoint when
+    its DataFrame is no longer referenced, and the server leaves the blocks to the cleaner."""
+    jdf = getattr(kept, "_jdf", None)
+    if jdf is None:  # Spark Connect
+        return
+    plan = jdf.queryExecution().analyzed()
+    if plan.getClass().getSimpleName() == "LogicalRDD":
+        plan.rdd().unpersist(False)
+
+
 def exact_in_doubles(spark: Any, clusters: int) -> bool:
     """Whether riskcov_scored's loss sums can be doubles with the same bits as the exact
     DECIMALs (portable.render's `integral`): every loss an integer, and the largest sum a
@@ -107,10 +121,13 @@ def compute(
     participants: list[int],
     b: int,
     with_balanced: bool = False,
+    full: bool = True,
 ) -> engine.Results:
     """Every metric of every series for replicates 0..b over Spark's view riskcov_scored
     (series, cluster, confidence, loss, loss_scale; cluster = the participant ids drawn), and
-    the class-balanced areas over riskcov_class_cells when `with_balanced`."""
+    the class-balanced areas over riskcov_class_cells when `with_balanced`. Without `full`,
+    only the summary scalars and Coverage@Risk (what `--group` reads: evaluation/spark_groups.py):
+    no MAE@c, effective reliability, dominant points or replicate 0's curves."""
     for view, column, values in (
         ("riskcov_truncation", "c", [opts.area_coverage]),
         ("riskcov_coverages", "c", opts.coverage_grid),
@@ -131,7 +148,7 @@ def compute(
     def sql(name: str, relations: dict[str, str]) -> str:
         return portable.render(name, "spark", relations, integral=integral)
 
-    materialized(spark.sql(sql("cells", rel)), "riskcov_cells")
+    cells = materialized(spark.sql(sql("cells", rel)), "riskcov_cells")
     chunked = {**rel, "cells": "riskcov_cells", "totals": "riskcov_totals", "points": "riskcov_points",
                "class_cells": "riskcov_class_cells"}  # fmt: skip
     res = engine.Results(b + 1)
@@ -150,23 +167,27 @@ def compute(
         # partitioned by replicate once: every later GROUP BY and window of the chunk has the
         # replicate among its keys, so none of them shuffles the weighted rows again (the
         # cells are broadcast to the weights: spark_session.settings)
-        materialized(weights.repartition("replicate"), "riskcov_samples")
-        materialized(spark.sql(sql("totals", chunked)), "riskcov_totals")
-        materialized(spark.sql(sql("points", chunked)), "riskcov_points")
+        held = [
+            materialized(weights.repartition("replicate"), "riskcov_samples"),
+            materialized(spark.sql(sql("totals", chunked)), "riskcov_totals"),
+            materialized(spark.sql(sql("points", chunked)), "riskcov_points"),
+        ]
         m = arrow(spark, sql("summary", chunked))
         for name in engine.SUMMARY:
             put(name, m["series"], m["replicate"], m[name])
         put("aurc_achievable_interpolated", m["series"], m["replicate"], m["aurc_interpolated_points"])
-        dominant(con, spark, m, put)
+        if full:
+            dominant(con, spark, m, put)
         if with_balanced:
             bal = arrow(spark, sql("balanced", chunked))
             for key in ("aurc_ba", "augrc_ba"):
                 put(key, bal["series"], bal["replicate"], bal[key])
-        mae = arrow(spark, sql("mae_at_coverage", chunked))
-        for c in opts.coverage_grid:
-            sel = mae["requested"] == c
-            put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
-            put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["achieved"][sel])
+        if full:
+            mae = arrow(spark, sql("mae_at_coverage", chunked))
+            for c in opts.coverage_grid:
+                sel = mae["requested"] == c
+                put(f"mae@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["value"][sel])
+                put(f"mae_achieved@{c!r}", mae["series"][sel], mae["replicate"][sel], mae["achieved"][sel])
         car = arrow(spark, sql("coverage_at_risk", chunked))
         for a in opts.alpha_grid:
             sel = car["alpha"] == a
@@ -177,11 +198,15 @@ def compute(
             block = arr[:, present]
             block[np.isnan(block)] = 0.0  # no qualifying point: coverage 0, not undefined
             arr[:, present] = block
-        # every replicate's best Phi_c: the value and its CI (sql/portable/effective_reliability.sql)
-        phi = arrow(spark, sql("effective_reliability", chunked))
-        cost_curves.store(res, series, opts.costs, phi)
-        if rep[0] == 0:
-            replicate_zero(con, spark, series, res, opts)
+        if full:
+            # every replicate's best Phi_c: the value and its CI (sql/portable/effective_reliability.sql)
+            phi = arrow(spark, sql("effective_reliability", chunked))
+            cost_curves.store(res, series, opts.costs, phi)
+            if rep[0] == 0:
+                replicate_zero(con, spark, series, res, opts)
+        for kept in held:  # this chunk's rows, released before the next chunk's are held
+            released(kept)
+    released(cells)
     engine.copy_aliases(series, res)
     return res
 

@@ -15,7 +15,7 @@ import duckdb
 
 from riskcov.bootstrap import memory
 from riskcov.errors import InputError, UsageError
-from riskcov.evaluation import assembly, spark_checks, spark_engine, spark_session
+from riskcov.evaluation import assembly, spark_checks, spark_engine, spark_groups, spark_session
 from riskcov.evaluation.options import Options
 from riskcov.formats.per_sample.column_checks import TEXT, Source, plan_columns
 from riskcov.ingest.inputs import CRITERIA, _options
@@ -59,8 +59,6 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         )
     if opts.calibration is not None:
         raise UsageError("--calibration applies to ingested runs; with --engine spark give a run id")
-    if opts.group is not None:
-        raise UsageError("--group is computed by the DuckDB engine; leave it out with --engine spark")
     if opts.loss not in (None, "given"):
         raise UsageError(f"--loss {opts.loss} does not apply to per-sample runs; choose given")
     spark_engine.check(opts)
@@ -69,10 +67,13 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     spark = spark_session.session(opts.spark_master, opts.spark_conf)
     df = _read(spark, reader, target, spec)
     plan = plan_columns(Path(spec), [Source(f.name, f.name, TEXT) for f in df.schema.fields])
-    spark_checks.types(spec, df.schema)
+    spark_checks.types(spec, df.schema, plan)
+    if opts.group is not None:
+        spark_groups.check(spec, opts.group, plan)
     stem = target.rsplit(".", 1)[-1] if reader == "table" else Path(target.rstrip("/")).stem
     df.createOrReplaceTempView("riskcov_input")
-    spark.sql(spark_checks.rows_sql(df.columns, plan, stem)).createOrReplaceTempView("riskcov_rows")
+    group = None if opts.group is None else spark_checks.group_text(df.schema, opts.group)
+    spark.sql(spark_checks.rows_sql(df.columns, plan, stem, group)).createOrReplaceTempView("riskcov_rows")
     experiments, fingerprint = spark_checks.experiments(spark, spec)
     fields = _choose(spec, experiments, opts)
     chosen = spark.table("riskcov_rows").filter(
@@ -80,6 +81,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     )
     chosen.createOrReplaceTempView("riskcov_chosen")
     spark_checks.validate(spark, spec, plan)
+    group_values = None if opts.group is None else spark_groups.values(spark, spec, opts.group)
     names, _ = csf.select_samples(opts.confidence, [list(plan.csfs)])
     kept = [Series(i, 0, c, i) for i, c in enumerate(names)]
     spark.sql(
@@ -89,6 +91,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     # the class-balanced areas when every sample has a label (as metrics/balanced.py decides)
     with_label = "label" in df.columns and spark_checks.count(spark, "raw_label IS NULL") == 0
     label = "r.raw_label AS label" if with_label else "NULL AS label"
+    label += "" if group is None else ", r.grp"
     spark.sql(
         " UNION ALL ".join(
             f"SELECT {s.index} AS series, k.cluster_no AS cluster, CASE WHEN r.abstained THEN NULL "
@@ -131,7 +134,14 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         "fingerprint": fingerprint,
     }
     loss = {"name": "given", "definition": "as given", "raw_multiplier": 1}
-    return assembly.artifact_of(opts, res, kept, [entry], population, loss, {}, {})
+    art = assembly.artifact_of(opts, res, kept, [entry], population, loss, {}, {})
+    if opts.group is not None and group_values is not None:  # last: it replaces riskcov_scored
+        art["options"]["group"] = opts.group
+        art["groups"] = spark_groups.evaluate(
+            con, spark, opts, opts.group, group_values, kept, art["confidence_variants"],
+            list(range(1, n_clusters + 1)), b,
+        )  # fmt: skip
+    return art
 
 
 def _read(spark: Any, reader: str, target: str, spec: str) -> Any:

@@ -34,6 +34,8 @@ INPUTS = {
     "scores": ("series", "score", "positive"),
     "domain_scores": ("series", "confidence", "ood"),
     "targets": ("c",),
+    "grouped": ("series", "confidence", "grp"),
+    "thresholds": ("series", "alpha", "threshold"),
 }
 # what `riskcov sql --metric` offers: the queries a user runs (the others are their parts)
 METRICS = (
