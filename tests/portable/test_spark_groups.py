@@ -101,6 +101,12 @@ def test_group_on_a_file_spark_reads_equals_duckdb(tmp_path: Path, spark: Any) -
             assert block["z"]["n"] > 0 and block["z"]["cmax"] == 0.0
             at = want["groups"]["coverage_gaps"]["confidence"].values()
             assert all(g["coverage"]["z"] == 0.0 for g in at)
+        # the rows held for the evaluation (clusters, scored units, each chunk's weights, totals
+        # and points) are released when it ends, not left to the JVM's garbage collector
+        held = {i.id() for i in spark.sparkContext._jsc.sc().getRDDStorageInfo()}
+        for view in ("riskcov_scored", "riskcov_points", "riskcov_samples"):
+            plan = spark.table(view)._jdf.queryExecution().analyzed()
+            assert plan.getClass().getSimpleName() == "LogicalRDD" and plan.rdd().id() not in held, view
         # the group rows land in the local warehouse as with DuckDB
         wh = duckdb.connect(str(tmp_path / f"spark_{column}.duckdb"), read_only=True)
         stored = wh.execute("SELECT count(DISTINCT group_value) FROM evaluation_group_metrics").fetchone()

@@ -71,10 +71,11 @@ def evaluate(
         "per": pa.array(np.arange(len(computed) * g_count), pa.int64()),
     }
     spark.createDataFrame(pa.table(index)).createOrReplaceTempView("riskcov_group_series")
-    spark.sql(
+    units = spark.sql(
         "SELECT CAST(i.per AS INT) AS series, s.cluster, s.confidence, s.loss, s.loss_scale "
         "FROM riskcov_grouped AS s JOIN riskcov_group_series AS i ON i.series = s.series AND i.grp = s.grp"
-    ).cache().createOrReplaceTempView("riskcov_scored")
+    )
+    held = spark_engine.materialized(units, "riskcov_scored")
     per = [Series(k, 0, series[0].csf, k) for k in range(len(computed) * g_count)]
     res = spark_engine.compute(con, spark, opts, per, participants, b, full=False)
     sizes = {
@@ -101,6 +102,7 @@ def evaluate(
     relations = {"grouped": "riskcov_grouped", "thresholds": "riskcov_group_thresholds"}
     query = portable.render("group_coverage", "spark", relations)
     coverage = sorted(tuple(r) for r in spark.sql(query).collect())
+    spark_engine.released(held)
     return {
         "column": column,
         "values": group_values,

@@ -84,15 +84,19 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     group_values = None if opts.group is None else spark_groups.values(spark, spec, opts.group)
     names, _ = csf.select_samples(opts.confidence, [list(plan.csfs)])
     kept = [Series(i, 0, c, i) for i, c in enumerate(names)]
-    spark.sql(
+    # the clusters, scored units and class cells are held as rows (local checkpoints), read by
+    # every chunk's queries: a cached DataFrame was not matched inside them, and each chunk's
+    # oracle re-read the input and renumbered the clusters (spark_engine.materialized)
+    numbered = spark.sql(
         "SELECT cluster, CAST(row_number() OVER (ORDER BY cluster) AS BIGINT) AS cluster_no "
         "FROM (SELECT DISTINCT cluster FROM riskcov_chosen) AS d"
-    ).cache().createOrReplaceTempView("riskcov_clusters")
+    )
+    held = [spark_engine.materialized(numbered, "riskcov_clusters")]
     # the class-balanced areas when every sample has a label (as metrics/balanced.py decides)
     with_label = "label" in df.columns and spark_checks.count(spark, "raw_label IS NULL") == 0
     label = "r.raw_label AS label" if with_label else "NULL AS label"
     label += "" if group is None else ", r.grp"
-    spark.sql(
+    scored = spark.sql(
         " UNION ALL ".join(
             f"SELECT {s.index} AS series, k.cluster_no AS cluster, CASE WHEN r.abstained THEN NULL "
             f"ELSE CAST(r.`{plan.csfs[s.csf.name].name}` AS DOUBLE) END AS confidence, "
@@ -101,16 +105,16 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
             "FROM riskcov_chosen AS r JOIN riskcov_clusters AS k ON k.cluster = r.cluster"
             for s in kept
         )
-    ).cache().createOrReplaceTempView("riskcov_scored")
+    )
+    held.append(spark_engine.materialized(scored, "riskcov_scored"))
     # the sorted distinct clusters, numbered 1..C in Spark: the draws need only C
     n_clusters = spark_checks.count(spark, "true", "riskcov_clusters")
     b = max(opts.bootstrap_resamples, 0)
     memory.check(b, len(kept), len(opts.coverage_grid), len(opts.alpha_grid))
     if with_label:
         relations = {"labelled": "riskcov_scored"}
-        spark.sql(portable.render("class_cells", "spark", relations)).cache().createOrReplaceTempView(
-            "riskcov_class_cells"
-        )
+        cells = spark.sql(portable.render("class_cells", "spark", relations))
+        held.append(spark_engine.materialized(cells, "riskcov_class_cells"))
     res = spark_engine.compute(con, spark, opts, kept, list(range(1, n_clusters + 1)), b, with_label)
     row = one(con.execute("SELECT n_total, k_total FROM eval_totals0 WHERE series = 0"))
     n, k = (int(row[0]), int(row[1])) if row else (0, 0)
@@ -141,6 +145,8 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
             con, spark, opts, opts.group, group_values, kept, art["confidence_variants"],
             list(range(1, n_clusters + 1)), b,
         )  # fmt: skip
+    for kept_rows in held:
+        spark_engine.released(kept_rows)
     return art
 
 
