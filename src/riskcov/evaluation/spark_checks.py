@@ -76,6 +76,7 @@ def rows_sql(columns: list[str], plan: Plan, stem: str, group: str | None = None
     else:
         loss = "CASE WHEN `label` = `prediction` THEN 0.0 ELSE 1.0 END"
     raw = [f"`{c}` AS `raw_{c}`" for c in ("abstained", "correct", "label", "prediction") if c in has]
+    raw += ["`prob`"] if "prob" in has else []  # a calibrator's feature (spark_calibrated)
     scores = [f"`{s.name}`" for s in plan.csfs.values()]
     if group is not None:
         scores.append(f"{group} AS grp")

@@ -15,12 +15,18 @@ import duckdb
 
 from riskcov.bootstrap import memory
 from riskcov.errors import InputError, UsageError
-from riskcov.evaluation import assembly, spark_checks, spark_engine, spark_groups, spark_session
+from riskcov.evaluation import (
+    assembly,
+    spark_calibrated,
+    spark_checks,
+    spark_engine,
+    spark_groups,
+    spark_session,
+)
 from riskcov.evaluation.options import Options
 from riskcov.formats.per_sample.column_checks import TEXT, Source, plan_columns
 from riskcov.ingest.inputs import CRITERIA, _options
 from riskcov.metrics import portable
-from riskcov.scoring import csf
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one
 
@@ -57,8 +63,6 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
             "--engine spark reads one --input where it lies; a paired comparison takes two "
             "ingested runs (riskcov ingest, then --input RUN_ID twice)"
         )
-    if opts.calibration is not None:
-        raise UsageError("--calibration applies to ingested runs; with --engine spark give a run id")
     if opts.loss not in (None, "given"):
         raise UsageError(f"--loss {opts.loss} does not apply to per-sample runs; choose given")
     spark_engine.check(opts)
@@ -82,8 +86,10 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     chosen.createOrReplaceTempView("riskcov_chosen")
     spark_checks.validate(spark, spec, plan)
     group_values = None if opts.group is None else spark_groups.values(spark, spec, opts.group)
-    names, _ = csf.select_samples(opts.confidence, [list(plan.csfs)])
-    kept = [Series(i, 0, c, i) for i, c in enumerate(names)]
+    choice = spark_calibrated.choose(con, opts, plan)
+    kept = [Series(i, 0, c, i) for i, c in enumerate(choice.csfs)]
+    confidence = {s.csf.name: spark_calibrated.confidence_sql(s.csf, plan, spec, df.columns) for s in kept}
+    spark_calibrated.check(spark, spec, choice.csfs, confidence)
     # the clusters, scored units and class cells are held as rows (local checkpoints), read by
     # every chunk's queries: a cached DataFrame was not matched inside them, and each chunk's
     # oracle re-read the input and renumbered the clusters (spark_engine.materialized)
@@ -99,7 +105,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
     scored = spark.sql(
         " UNION ALL ".join(
             f"SELECT {s.index} AS series, k.cluster_no AS cluster, CASE WHEN r.abstained THEN NULL "
-            f"ELSE CAST(r.`{plan.csfs[s.csf.name].name}` AS DOUBLE) END AS confidence, "
+            f"ELSE {confidence[s.csf.name]} END AS confidence, "
             "CASE WHEN r.abstained THEN NULL ELSE r.loss END AS loss, CAST(1.0 AS DOUBLE) AS loss_scale, "
             f"{label} "
             "FROM riskcov_chosen AS r JOIN riskcov_clusters AS k ON k.cluster = r.cluster"
@@ -138,13 +144,16 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         "fingerprint": fingerprint,
     }
     loss = {"name": "given", "definition": "as given", "raw_multiplier": 1}
-    art = assembly.artifact_of(opts, res, kept, [entry], population, loss, {}, {})
+    art = assembly.artifact_of(opts, res, kept, [entry], population, loss, choice.skipped, {})
     if opts.group is not None and group_values is not None:  # last: it replaces riskcov_scored
         art["options"]["group"] = opts.group
         art["groups"] = spark_groups.evaluate(
             con, spark, opts, opts.group, group_values, kept, art["confidence_variants"],
             list(range(1, n_clusters + 1)), b,
         )  # fmt: skip
+    if choice.calibration is not None:  # which calibrator made the calibrated variants
+        art["calibrator"] = choice.calibration
+        art["options"]["calibration"] = opts.calibration
     for kept_rows in held:
         spark_engine.released(kept_rows)
     return art
