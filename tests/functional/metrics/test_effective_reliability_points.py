@@ -166,3 +166,58 @@ def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(
     )
     assert kept is not None and kept[0] <= len(points)
     assert got == brute_force(points, totals, costs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(blocks, min_size=1, max_size=6), inexact=st.booleans())
+def test_the_packed_key_gives_the_best_point_of_all_points(con, data, inexact):
+    """Through the evaluation's own path on integer losses (PHQ-8's, every point kept):
+    metrics.cost_curves hands the macro a unit and k_base where every gain is exact, so each
+    cost's best is the max of one exact double key instead of a struct (a cost of 0.3 is not
+    exact, and the struct max stays); the rows are the brute force's, bit for bit."""
+    costs = COSTS if inexact else COSTS[:5]
+    points, totals = rows_of(data)
+    cur = con.cursor()
+    cur.execute(
+        "CREATE TEMP TABLE eval_points (series INTEGER, replicate INTEGER, plateau BIGINT, threshold DOUBLE, "
+        "k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
+    )
+    cur.execute(
+        "CREATE TEMP TABLE eval_totals (series INTEGER, replicate INTEGER, n_total BIGINT, k_total BIGINT, "
+        "loss_scale DOUBLE)"
+    )
+    if points:
+        cur.executemany("INSERT INTO eval_points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+    cur.executemany("INSERT INTO eval_totals VALUES (?, ?, ?, ?, ?)", totals)
+    cur.execute("CREATE TEMP VIEW eval_points_phi AS FROM eval_points")
+    cur.execute("CREATE TEMP VIEW eval_totals_phi AS FROM eval_totals")
+    packing = cost_curves._packing(cur, costs)
+    cur.execute("DROP VIEW eval_points_phi")
+    cur.execute("DROP VIEW eval_totals_phi")
+    out = cost_curves.best_points(cur, costs)
+    cur.close()
+    got = sorted(
+        zip(
+            *(_masked(out[k]) for k in ("series", "replicate", "cost", "phi", "threshold", "coverage")),
+            strict=True,
+        ),
+        key=lambda r: r[:3],
+    )
+    assert (packing is None) == (inexact or not points)  # the packed key is what ran
+    assert got == brute_force(points, totals, costs)
+
+
+def test_the_packed_key_orders_equal_gains_by_fewer_units(con):
+    """Two points of equal gain at cost 0.5 (3 * 3 - 1.5 * 2 = 6 = 3 * 2 - 1.5 * 0): the one of
+    fewer accepted units wins under the packed key as under the struct."""
+    cur = con.cursor()
+    cur.execute(
+        "CREATE TEMP TABLE p AS SELECT * FROM (VALUES (0, 0, 1, 0.9::DOUBLE, 2, 0.0::DOUBLE, 4), "
+        "(0, 0, 2, 0.8, 3, 2.0, 4)) AS v(series, replicate, plateau, threshold, k_cum, l_cum, n_total)"
+    )
+    cur.execute("CREATE TEMP TABLE t AS SELECT 0 AS series, 0 AS replicate, 4 AS n_total, 3.0 AS loss_scale")
+    sql = "SELECT phi, threshold, coverage FROM rc_effective_reliability('p', 't', [0.5]{})"
+    packed = cur.execute(sql.format(", unit := 0.5, k_base := 4.0")).fetchall()
+    struct = cur.execute(sql.format("")).fetchall()
+    cur.close()
+    assert packed == struct == [(6 / 12, 0.9, 2 / 4)]
