@@ -23,9 +23,10 @@
 -- (max |gain| / unit + 1) * k_base <= 2^53 (metrics/cost_curves.py checks it). Then
 -- key = (gain / unit) * k_base + (k_base - 1 - k_cum) is an exact integer, larger exactly when
 -- the gain is larger or, at equal gains, k_cum smaller, so the max key is the struct's max, and
--- floor(key / k_base) and the remainder give back the gain and k_cum bit for bit. A max of a
--- struct cost about a third of this macro (41 participants x `all`); other callers leave both
--- NULL and keep it.
+-- floor(key / k_base) and the remainder give back the gain and k_cum bit for bit; the threshold
+-- is that of the max key (unique: k_cum differs between a block's candidates). DuckDB
+-- compares doubles far faster than structs (docs/performance.md); other callers leave both
+-- NULL and keep the struct max.
 CREATE OR REPLACE MACRO rc_effective_reliability(points, totals, costs, unit := NULL, k_base := NULL) AS TABLE
 WITH cost_list AS (
     SELECT DISTINCT CAST(unnest(costs) AS DOUBLE) AS cost

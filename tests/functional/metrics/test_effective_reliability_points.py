@@ -122,15 +122,8 @@ def _masked(values: Any) -> list[Any]:
     return list(values.tolist())
 
 
-@settings(max_examples=150, deadline=None)
-@given(data=st.lists(binary_blocks, min_size=1, max_size=6), inexact=st.booleans())
-def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(con, data, inexact):
-    """Through the evaluation's own path: metrics.interpolated keeps each 0/1-loss block's hull
-    vertices, metrics.cost_curves hands only those to the macro where every gain is exact (a
-    cost of 0.3 is not, and every point is used), and the rows are the brute force's over
-    every point, bit for bit."""
-    costs = [*COSTS[:5], 0.3] if inexact else COSTS[:5]
-    points, totals = rows_of([(s, a, [(k, w * s) for k, w in steps]) for s, a, steps in data])
+def _chunk(con: Any, points: Rows, totals: Rows) -> Any:
+    """A cursor holding a chunk's eval_points and eval_totals (the columns cost_curves reads)."""
     cur = con.cursor()
     cur.execute(
         "CREATE TEMP TABLE eval_points (series INTEGER, replicate INTEGER, plateau BIGINT, threshold DOUBLE, "
@@ -143,6 +136,25 @@ def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(
     if points:
         cur.executemany("INSERT INTO eval_points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
     cur.executemany("INSERT INTO eval_totals VALUES (?, ?, ?, ?, ?)", totals)
+    return cur
+
+
+def _rows(out: dict[str, Any]) -> Rows:
+    """cost_curves.best_points' columns as brute_force's sorted rows, NULLs as None."""
+    columns = (_masked(out[k]) for k in ("series", "replicate", "cost", "phi", "threshold", "coverage"))
+    return sorted(zip(*columns, strict=True), key=lambda r: r[:3])
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(binary_blocks, min_size=1, max_size=6), inexact=st.booleans())
+def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(con, data, inexact):
+    """Through the evaluation's own path: metrics.interpolated keeps each 0/1-loss block's hull
+    vertices, metrics.cost_curves hands only those to the macro where every gain is exact (a
+    cost of 0.3 is not, and every point is used), and the rows are the brute force's over
+    every point, bit for bit."""
+    costs = [*COSTS[:5], 0.3] if inexact else COSTS[:5]
+    points, totals = rows_of([(s, a, [(k, w * s) for k, w in steps]) for s, a, steps in data])
+    cur = _chunk(con, points, totals)
     cur.execute("ALTER TABLE eval_points ADD COLUMN generalized_risk DOUBLE")
     cur.execute(
         "UPDATE eval_points AS p SET generalized_risk = p.l_cum / t.loss_scale / p.n_total "
@@ -157,13 +169,7 @@ def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(
     kept = cur.execute("SELECT count(*) FROM eval_vertices").fetchone()
     out = cost_curves.best_points(cur, costs)
     cur.close()
-    got = sorted(
-        zip(
-            *(_masked(out[k]) for k in ("series", "replicate", "cost", "phi", "threshold", "coverage")),
-            strict=True,
-        ),
-        key=lambda r: r[:3],
-    )
+    got = _rows(out)
     assert kept is not None and kept[0] <= len(points)
     assert got == brute_force(points, totals, costs)
 
@@ -177,18 +183,7 @@ def test_the_packed_key_gives_the_best_point_of_all_points(con, data, inexact):
     exact, and the struct max stays); the rows are the brute force's, bit for bit."""
     costs = COSTS if inexact else COSTS[:5]
     points, totals = rows_of(data)
-    cur = con.cursor()
-    cur.execute(
-        "CREATE TEMP TABLE eval_points (series INTEGER, replicate INTEGER, plateau BIGINT, threshold DOUBLE, "
-        "k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
-    )
-    cur.execute(
-        "CREATE TEMP TABLE eval_totals (series INTEGER, replicate INTEGER, n_total BIGINT, k_total BIGINT, "
-        "loss_scale DOUBLE)"
-    )
-    if points:
-        cur.executemany("INSERT INTO eval_points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
-    cur.executemany("INSERT INTO eval_totals VALUES (?, ?, ?, ?, ?)", totals)
+    cur = _chunk(con, points, totals)
     cur.execute("CREATE TEMP VIEW eval_points_phi AS FROM eval_points")
     cur.execute("CREATE TEMP VIEW eval_totals_phi AS FROM eval_totals")
     packing = cost_curves._packing(cur, costs)
@@ -196,13 +191,7 @@ def test_the_packed_key_gives_the_best_point_of_all_points(con, data, inexact):
     cur.execute("DROP VIEW eval_totals_phi")
     out = cost_curves.best_points(cur, costs)
     cur.close()
-    got = sorted(
-        zip(
-            *(_masked(out[k]) for k in ("series", "replicate", "cost", "phi", "threshold", "coverage")),
-            strict=True,
-        ),
-        key=lambda r: r[:3],
-    )
+    got = _rows(out)
     assert (packing is None) == (inexact or not points)  # the packed key is what ran
     assert got == brute_force(points, totals, costs)
 
