@@ -147,6 +147,8 @@ def _packing(con: duckdb.DuckDBPyConnection, costs: list[float]) -> tuple[float,
     if row is None or row[0] is None or not row[2]:
         return None
     k_max, l_max, _, scales = row
+    if not scales or any(s is None for s in scales):  # NULL gains: the struct max ranks them
+        return None
     found = _gain_unit(costs, scales, int(k_max), float(l_max))
     if found is None:
         return None
