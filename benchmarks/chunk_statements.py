@@ -1,6 +1,6 @@
 """Where a replicate chunk's CPU goes, per SQL statement (issue 23: profile before building).
 
-    python benchmarks/chunk_statements.py [--participants 41] [--confidence all]
+    python benchmarks/chunk_statements.py [--participants 41] [--modes few_shot] [--confidence all]
         [--resamples 1999] [--chunk 1000] [--workdir DIR]
     python benchmarks/chunk_statements.py --warehouse WH [--chunk C] -- evaluate ARGS...
 
@@ -8,10 +8,11 @@ One in-process `riskcov evaluate` (RISKCOV_PUBLISH=0) on one connection (no work
 connections), its replicates in chunks of C. Every statement the chunk work runs
 (metrics.engine.compute, balanced.compute, cost_curves.compute and what they call) is timed
 with the process's CPU clock, its fetch included, and summed per statement text. The first
-form evaluates the generated PHQ-8 run of benchmarks/evaluate_bootstrap.py (few_shot,
-ingested once into --workdir); the second any evaluate call on a warehouse of yours (e.g. the
-per-sample file of per_sample_1m.py). The evaluation runs on a copy of the warehouse, so the
-input warehouse stays as it was. Prints a table, statements by CPU, and ends with one line.
+form evaluates the generated PHQ-8 run of benchmarks/evaluate_bootstrap.py (its --modes,
+two for a paired run; ingested once into --workdir); the second any evaluate call on a
+warehouse of yours (e.g. the per-sample file of per_sample_1m.py). The evaluation runs on a
+copy of the warehouse, so the input warehouse stays as it was. Prints a table, statements by
+CPU, and ends with one line.
 Read on a loaded machine, the shares hold better than the milliseconds.
 """
 
@@ -107,6 +108,7 @@ def _instrument(chunk: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--participants", type=int, default=41)
+    parser.add_argument("--modes", default="few_shot", help="comma-separated; two for a paired run")
     parser.add_argument("--confidence", default="all")
     parser.add_argument("--resamples", type=int, default=1999)
     parser.add_argument("--chunk", type=int, default=1000, help="replicates per chunk")
@@ -120,8 +122,12 @@ def main() -> int:
         if args.warehouse:
             source, cli = args.warehouse, args.evaluate
         else:
-            _, source, run_id = _prepare(args.participants, ("few_shot",), work)
-            cli = ["evaluate", "--input", run_id, "--mode", "few_shot", "--confidence", args.confidence]
+            modes = tuple(args.modes.split(","))
+            _, source, run_id = _prepare(args.participants, modes, work)
+            cli = ["evaluate"]
+            for mode in modes:
+                cli += ["--input", run_id, "--mode", mode]
+            cli += ["--confidence", args.confidence]
             cli += ["--bootstrap-resamples", str(args.resamples)]
         copy = Path(tmp) / "copy.duckdb"
         shutil.copyfile(source, copy)

@@ -17,7 +17,17 @@
 -- `points` names working points (rc_points' columns threshold, k_cum and l_cum), `totals`
 -- their rc_totals (n_total and loss_scale; every block of `totals` gets rows, so one without
 -- points gets Phi_c = 0 at no threshold).
-CREATE OR REPLACE MACRO rc_effective_reliability(points, totals, costs) AS TABLE
+-- `unit` and `k_base` (both NULL, or both powers of two) let the per-cost max compare one
+-- double instead of the (gain, -k_cum) struct, with the same result: the caller vouches that
+-- every gain is an exact multiple of `unit`, that 0 <= k_cum < k_base, and that
+-- (max |gain| / unit + 1) * k_base <= 2^53 (metrics/cost_curves.py checks it). Then
+-- key = (gain / unit) * k_base + (k_base - 1 - k_cum) is an exact integer, larger exactly when
+-- the gain is larger or, at equal gains, k_cum smaller, so the max key is the struct's max, and
+-- floor(key / k_base) and the remainder give back the gain and k_cum bit for bit; the threshold
+-- is that of the max key (unique: k_cum differs between a block's candidates). DuckDB
+-- compares doubles far faster than structs (docs/performance.md); other callers leave both
+-- NULL and keep the struct max.
+CREATE OR REPLACE MACRO rc_effective_reliability(points, totals, costs, unit := NULL, k_base := NULL) AS TABLE
 WITH cost_list AS (
     SELECT DISTINCT CAST(unnest(costs) AS DOUBLE) AS cost
 ),
@@ -40,7 +50,20 @@ best AS (  -- per block and cost the candidate of the largest gain, ties to the 
     SELECT series, replicate, cost, any_value(scale) AS scale, any_value(n_total) AS n_total,
            max({'gain': gain, 'fewer': -k_cum, 'threshold': threshold}) AS b
     FROM scaled
+    WHERE unit IS NULL
     GROUP BY series, replicate, cost
+    UNION ALL
+    SELECT series, replicate, cost, scale, n_total,
+           {'gain': g * unit, 'fewer': CAST((key - g * k_base) - (k_base - 1) AS BIGINT), 'threshold': threshold}
+    FROM (
+        SELECT *, floor(key / k_base) AS g FROM (
+            SELECT series, replicate, cost, any_value(scale) AS scale, any_value(n_total) AS n_total,
+                   max(key) AS key, arg_max_null(threshold, key) AS threshold
+            FROM (SELECT *, (gain / unit) * k_base + (k_base - 1 - k_cum) AS key FROM scaled
+                  WHERE unit IS NOT NULL)
+            GROUP BY series, replicate, cost
+        )
+    )
 ),
 phis AS (
     SELECT series, replicate, cost, b.gain / scale AS phi, b.threshold, -b.fewer / n_total AS coverage

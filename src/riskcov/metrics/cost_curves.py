@@ -52,10 +52,11 @@ def best_points(
         )
     else:
         con.execute(f"CREATE OR REPLACE TEMP VIEW eval_points_phi AS FROM eval_points{where}")
+    packing = _packing(con, costs)
     out: dict[str, Any] = con.execute(
         "SELECT series, replicate, cost, phi, threshold, coverage "
-        "FROM rc_effective_reliability('eval_points_phi', 'eval_totals_phi', ?)",
-        [costs],
+        "FROM rc_effective_reliability('eval_points_phi', 'eval_totals_phi', ?, unit := ?, k_base := ?)",
+        [costs, *(packing or (None, None))],
     ).fetchnumpy()
     for name in ("points", "totals"):
         con.execute(f"DROP VIEW eval_{name}_phi")
@@ -99,19 +100,63 @@ def _exact_series(con: duckdb.DuckDBPyConnection, costs: list[float]) -> list[in
         "list(DISTINCT CAST(loss_scale AS DOUBLE)) FROM eval_totals "
         "WHERE series IN (SELECT DISTINCT series FROM eval_vertices) GROUP BY series ORDER BY series"
     ).fetchall()
-    lambdas = [Fraction(1.0 + c) for c in costs]
     out = []
     for sid, k_max, l_max, scales in rows:
-        if k_max is None or l_max is None:
-            continue
-        fractions = [Fraction(s) for s in scales] + lambdas
-        if any(f <= 0 for f in fractions):
-            continue
-        unit = max(f.denominator for f in fractions)
-        bound = (k_max * max(fractions[: len(scales)]) + Fraction(l_max) * max(lambdas)) * unit
-        if bound < 2**53:
+        if k_max is not None and l_max is not None and _gain_unit(costs, scales, k_max, l_max) is not None:
             out.append(int(sid))
     return out
+
+
+def _gain_unit(costs: list[float], scales: list[float], k_max: int, l_max: float) -> tuple[int, int] | None:
+    """(unit, bound) when every gain k_cum * s - (1 + c) * l_cum of points with k_cum <= k_max,
+    integer-valued |l_cum| <= l_max and loss scale s of `scales` is computed exactly: the
+    largest denominator of s and 1 + c (powers of two: they are doubles), and the largest
+    |gain| in that unit, below 2**53 (_exact_series says why that suffices); None otherwise.
+
+    >>> _gain_unit([0.0, 0.5, 4.0], [3.0], 10, 7.0), _gain_unit([0.3], [3.0], 10, 7.0)
+    ((2, 130), None)
+    """
+    lambdas = [Fraction(1.0 + c) for c in costs]
+    fractions = [Fraction(s) for s in scales] + lambdas
+    if not lambdas or not scales or any(f <= 0 for f in fractions):
+        return None
+    unit = max(f.denominator for f in fractions)
+    bound = (k_max * max(fractions[: len(scales)]) + Fraction(l_max) * max(lambdas)) * unit
+    return (unit, int(bound)) if bound < 2**53 else None
+
+
+def _packing(con: duckdb.DuckDBPyConnection, costs: list[float]) -> tuple[float, float] | None:
+    """rc_effective_reliability's (unit, k_base) for this chunk's eval_points_phi and
+    eval_totals_phi, or None to keep its struct max: every l_cum integer-valued, every gain
+    exact in `unit` (_gain_unit), k_cum below k_base and (largest |gain| / unit + 1) * k_base
+    <= 2**53, which the macro's header asks of them.
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE eval_points_phi AS SELECT 5 AS k_cum, 2.0 AS l_cum")
+    >>> _ = con.execute("CREATE TABLE eval_totals_phi AS SELECT 3.0 AS loss_scale")
+    >>> _packing(con, [0.0, 0.5]), _packing(con, [0.3])
+    ((0.5, 8.0), None)
+    """
+    row = one(
+        con.execute(
+            "SELECT max(k_cum), max(abs(l_cum)), bool_and(l_cum = floor(l_cum)), "
+            "(SELECT list(DISTINCT CAST(loss_scale AS DOUBLE)) FROM eval_totals_phi) FROM eval_points_phi"
+        )
+    )
+    if row is None or row[0] is None or not row[2]:
+        return None
+    k_max, l_max, _, scales = row
+    if not scales or any(s is None for s in scales):  # NULL gains: the struct max ranks them
+        return None
+    found = _gain_unit(costs, scales, int(k_max), float(l_max))
+    if found is None:
+        return None
+    unit, bound = found
+    k_base = 1 << int(k_max).bit_length()  # above every k_cum
+    if (bound + 1) * k_base > 2**53:
+        return None
+    return 1.0 / unit, float(k_base)
 
 
 def store(res: Results, series: list[Series], costs: list[float], out: dict[str, Any]) -> None:

@@ -122,15 +122,8 @@ def _masked(values: Any) -> list[Any]:
     return list(values.tolist())
 
 
-@settings(max_examples=150, deadline=None)
-@given(data=st.lists(binary_blocks, min_size=1, max_size=6), inexact=st.booleans())
-def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(con, data, inexact):
-    """Through the evaluation's own path: metrics.interpolated keeps each 0/1-loss block's hull
-    vertices, metrics.cost_curves hands only those to the macro where every gain is exact (a
-    cost of 0.3 is not, and every point is used), and the rows are the brute force's over
-    every point, bit for bit."""
-    costs = [*COSTS[:5], 0.3] if inexact else COSTS[:5]
-    points, totals = rows_of([(s, a, [(k, w * s) for k, w in steps]) for s, a, steps in data])
+def _chunk(con: Any, points: Rows, totals: Rows) -> Any:
+    """A cursor holding a chunk's eval_points and eval_totals (the columns cost_curves reads)."""
     cur = con.cursor()
     cur.execute(
         "CREATE TEMP TABLE eval_points (series INTEGER, replicate INTEGER, plateau BIGINT, threshold DOUBLE, "
@@ -143,6 +136,25 @@ def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(
     if points:
         cur.executemany("INSERT INTO eval_points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
     cur.executemany("INSERT INTO eval_totals VALUES (?, ?, ?, ?, ?)", totals)
+    return cur
+
+
+def _rows(out: dict[str, Any]) -> Rows:
+    """cost_curves.best_points' columns as brute_force's sorted rows, NULLs as None."""
+    columns = (_masked(out[k]) for k in ("series", "replicate", "cost", "phi", "threshold", "coverage"))
+    return sorted(zip(*columns, strict=True), key=lambda r: r[:3])
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(binary_blocks, min_size=1, max_size=6), inexact=st.booleans())
+def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(con, data, inexact):
+    """Through the evaluation's own path: metrics.interpolated keeps each 0/1-loss block's hull
+    vertices, metrics.cost_curves hands only those to the macro where every gain is exact (a
+    cost of 0.3 is not, and every point is used), and the rows are the brute force's over
+    every point, bit for bit."""
+    costs = [*COSTS[:5], 0.3] if inexact else COSTS[:5]
+    points, totals = rows_of([(s, a, [(k, w * s) for k, w in steps]) for s, a, steps in data])
+    cur = _chunk(con, points, totals)
     cur.execute("ALTER TABLE eval_points ADD COLUMN generalized_risk DOUBLE")
     cur.execute(
         "UPDATE eval_points AS p SET generalized_risk = p.l_cum / t.loss_scale / p.n_total "
@@ -157,12 +169,44 @@ def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(
     kept = cur.execute("SELECT count(*) FROM eval_vertices").fetchone()
     out = cost_curves.best_points(cur, costs)
     cur.close()
-    got = sorted(
-        zip(
-            *(_masked(out[k]) for k in ("series", "replicate", "cost", "phi", "threshold", "coverage")),
-            strict=True,
-        ),
-        key=lambda r: r[:3],
-    )
+    got = _rows(out)
     assert kept is not None and kept[0] <= len(points)
     assert got == brute_force(points, totals, costs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(blocks, min_size=1, max_size=6), inexact=st.booleans())
+def test_the_packed_key_gives_the_best_point_of_all_points(con, data, inexact):
+    """Through the evaluation's own path on integer losses (PHQ-8's, every point kept):
+    metrics.cost_curves hands the macro a unit and k_base where every gain is exact, so each
+    cost's best is the max of one exact double key instead of a struct (a cost of 0.3 is not
+    exact, and the struct max stays); the rows are the brute force's, bit for bit."""
+    costs = COSTS if inexact else COSTS[:5]
+    points, totals = rows_of(data)
+    cur = _chunk(con, points, totals)
+    cur.execute("CREATE TEMP VIEW eval_points_phi AS FROM eval_points")
+    cur.execute("CREATE TEMP VIEW eval_totals_phi AS FROM eval_totals")
+    packing = cost_curves._packing(cur, costs)
+    cur.execute("DROP VIEW eval_points_phi")
+    cur.execute("DROP VIEW eval_totals_phi")
+    out = cost_curves.best_points(cur, costs)
+    cur.close()
+    got = _rows(out)
+    assert (packing is None) == (inexact or not points)  # the packed key is what ran
+    assert got == brute_force(points, totals, costs)
+
+
+def test_the_packed_key_orders_equal_gains_by_fewer_units(con):
+    """Two points of equal gain at cost 0.5 (3 * 3 - 1.5 * 2 = 6 = 3 * 2 - 1.5 * 0): the one of
+    fewer accepted units wins under the packed key as under the struct."""
+    cur = con.cursor()
+    cur.execute(
+        "CREATE TEMP TABLE p AS SELECT * FROM (VALUES (0, 0, 1, 0.9::DOUBLE, 2, 0.0::DOUBLE, 4), "
+        "(0, 0, 2, 0.8, 3, 2.0, 4)) AS v(series, replicate, plateau, threshold, k_cum, l_cum, n_total)"
+    )
+    cur.execute("CREATE TEMP TABLE t AS SELECT 0 AS series, 0 AS replicate, 4 AS n_total, 3.0 AS loss_scale")
+    sql = "SELECT phi, threshold, coverage FROM rc_effective_reliability('p', 't', [0.5]{})"
+    packed = cur.execute(sql.format(", unit := 0.5, k_base := 4.0")).fetchall()
+    struct = cur.execute(sql.format("")).fetchall()
+    cur.close()
+    assert packed == struct == [(6 / 12, 0.9, 2 / 4)]
