@@ -29,14 +29,15 @@ _NONE = np.empty(0, dtype=np.int64)
 PENDING = ExperimentRows({"participant_id": _NONE}, {"participant_id": _NONE}, {})
 
 
-def parsed_run(run: ParsedRun, lists: list[Participants], whole: Callable[[], ParsedRun]) -> ParsedRun:
-    """`run` (parsed from the skeleton, every experiment PENDING) filled from `lists`;
-    `whole()` parses the file with the full checker (InputError naming the first problem)."""
+def parsed_run(run: ParsedRun, lists: list[Participants], whole: Callable[[bytes], ParsedRun]) -> ParsedRun:
+    """`run` (parsed from the skeleton, every experiment PENDING) filled from `lists` (views
+    into one file's bytes); `whole(data)` parses those bytes with the full checker (InputError
+    naming the first problem)."""
     done: list[ParsedRun] = []  # the full checker's run, when it had to run
 
     def full() -> ParsedRun:
         try:
-            done.append(whole())
+            done.append(whole(lists[0].data))
         except InputError as exc:
             raise FileProblem(str(exc)) from None
         return done[-1]
@@ -47,7 +48,9 @@ def parsed_run(run: ParsedRun, lists: list[Participants], whole: Callable[[], Pa
                 store.fill_batches(con, ids, [p.batches() for p in lists])
         except Refused:
             store.delete_rows(con, ids)
-            full().fill(con, ids)
+            checked = full()
+            checked.fill(con, ids)
+            checked.rows.clear()  # stored: not needed while the metric tables are computed
         finally:
             for p in lists:
                 p.data = b""  # the file's bytes: not needed while the metric tables are computed
