@@ -144,13 +144,26 @@ def typed_rows(data: bytes) -> TypedRun | None:
         return None
 
 
+class _Results(msgspec.Struct):
+    results: msgspec.Raw
+
+
+class _Experiment(msgspec.Struct):
+    results: _Results
+
+
+class _Document(msgspec.Struct):
+    """Where each experiment's participant list lies (other keys are skipped; one pass)."""
+
+    experiments: list[_Experiment]
+
+
 def _plan(data: bytes) -> tuple[bytes, list[Participants]]:
-    top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
-    experiments = msgspec.json.decode(top["experiments"], type=list[dict[str, msgspec.Raw]])
+    experiments = msgspec.json.decode(data, type=_Document).experiments
     base = np.frombuffer(data, dtype=np.uint8).ctypes.data
     pieces, lists, at = [], [], 0
     for exp in experiments:
-        participants = msgspec.json.decode(exp["results"], type=dict[str, msgspec.Raw])["results"]
+        participants = exp.results.results
         start = np.frombuffer(participants, dtype=np.uint8).ctypes.data - base
         end = start + len(participants)
         if not at <= start < end <= len(data) or data[start : start + 1] != b"[":
