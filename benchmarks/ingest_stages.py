@@ -1,6 +1,7 @@
 """Profile: where a PHQ-8 run ingest spends its time, stage by stage, in one process.
 
     python benchmarks/ingest_stages.py FILE [--warehouse W] [--statements] [--memory-limit 1GB] [--whole]
+        [--store-threads N]
 
 Runs the stages of `riskcov ingest FILE --no-publish` as riskcov.ingest does (read; parse() =
 the typed decode, or json.loads + checks, + columns, of a small file, the rest of the document
@@ -91,6 +92,7 @@ def main() -> None:
     parser.add_argument("--statements", action="store_true")
     parser.add_argument("--memory-limit", help="DuckDB memory_limit while materialising, e.g. 1GB")
     parser.add_argument("--whole", action="store_true", help="decode the file whole in parse(), then store")
+    parser.add_argument("--store-threads", type=int, help="DuckDB threads while storing (default: as set)")
     args = parser.parse_args()
 
     import importlib
@@ -145,8 +147,12 @@ def main() -> None:
                     [run.run_id, run.input_format],
                 )
                 decoded = spent["decode"]
+                threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+                if args.store_threads:
+                    con.execute(f"SET threads = {args.store_threads}")
                 with stage("store (experiments+fill)", sampler):
                     ids = _insert_experiments(con, run)
+                con.execute(f"SET threads = {threads}")
                 print(
                     f"  of which on this thread: decoding {spent['decode'] - decoded:.2f} s, "
                     f"lean columns {spent['lean']:.2f} s; on the worker: {spent['batches']} "
