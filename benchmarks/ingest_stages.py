@@ -1,9 +1,12 @@
 """Profile: where a PHQ-8 run ingest spends its time, stage by stage, in one process.
 
-    python benchmarks/ingest_stages.py FILE [--warehouse W] [--statements] [--memory-limit 1GB]
+    python benchmarks/ingest_stages.py FILE [--warehouse W] [--statements] [--memory-limit 1GB] [--whole]
+        [--store-threads N]
 
 Runs the stages of `riskcov ingest FILE --no-publish` as riskcov.ingest does (read; parse() =
-the typed decode, or json.loads + checks, + columns; store; materialise), into a fresh warehouse, and
+the typed decode, or json.loads + checks, + columns, of a small file, the rest of the document
+only of a large one; store, which decodes a large file's participants batch by batch while it
+inserts the batch before; materialise), into a fresh warehouse, and
 prints per stage the wall seconds, CPU seconds (process_time: every thread of the process) and the peak
 RSS while the stage ran (sampled every 5 ms from /proc/self/statm). `--statements` also times
 every SQL statement materialise.refresh executes (a wrapper around the connection's execute).
@@ -88,6 +91,8 @@ def main() -> None:
     parser.add_argument("--warehouse", type=Path)
     parser.add_argument("--statements", action="store_true")
     parser.add_argument("--memory-limit", help="DuckDB memory_limit while materialising, e.g. 1GB")
+    parser.add_argument("--whole", action="store_true", help="decode the file whole in parse(), then store")
+    parser.add_argument("--store-threads", type=int, help="DuckDB threads while storing (default: as set)")
     args = parser.parse_args()
 
     import importlib
@@ -97,8 +102,30 @@ def main() -> None:
 
     parse_mod = importlib.import_module("riskcov.formats.phq8_json.parse")
     from riskcov.evaluation.prepared_warehouse import open_warehouse
-    from riskcov.formats.phq8_json.typed import typed_rows
+    from riskcov.formats.phq8_json import store, typed
     from riskcov.ingest import _insert_experiments
+
+    # a large run's participants are decoded batch by batch inside the store stage, each batch
+    # while the one before is inserted on a worker thread (formats/phq8_json/batched.py):
+    # wall seconds of each side, summed over the batches
+    spent = {"decode": 0.0, "lean": 0.0, "insert": 0.0, "batches": 0}
+
+    def clocked(key: str, fn: Any) -> Any:
+        def run(*a: Any, **k: Any) -> Any:
+            w0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[key] += time.perf_counter() - w0
+                spent["batches"] += key == "insert"
+
+        return run
+
+    typed._experiment_rows = clocked("decode", typed._experiment_rows)
+    store.lean = clocked("lean", store.lean)
+    store._insert = clocked("insert", store._insert)
+    if args.whole:
+        typed.BATCH_BYTES = 2**62
 
     sampler = Sampler()
     with tempfile.TemporaryDirectory(prefix="riskcov-stages-") as tmp:
@@ -109,23 +136,9 @@ def main() -> None:
         with open_warehouse(wh) as con:
             with stage("read file", sampler):
                 data = args.file.read_bytes()
-            # the typed decoder (msgspec structs, formats/phq8_json/typed.py) timed apart; when
-            # it refuses a file, parse() is json.loads + the column-wise or row-by-row checks
-            spent = [0.0, 0.0, 0.0]
-
-            def timed_typed(raw: bytes) -> Any:
-                w0, c0 = time.perf_counter(), time.process_time()
-                out = typed_rows(raw)
-                spent[0] += time.perf_counter() - w0
-                spent[1] += time.process_time() - c0
-                spent[2] += out is None
-                return out
-
-            parse_mod.typed_rows = timed_typed
-            with stage("parse() = decode+check+cols", sampler):
+            with stage("parse()", sampler):
                 run = parse_mod.parse(con, args.file, data)
-            what = "refused: the full checker ran" if spent[2] else "accepted"
-            print(f"  of which typed_rows ({what}): wall {spent[0]:.2f} s, CPU {spent[1]:.2f} s")
+            print(f"  of which decoding participants: wall {spent['decode']:.2f} s")
             del data
             timed = Timed(con)
             with transaction(con):
@@ -133,8 +146,18 @@ def main() -> None:
                     "INSERT INTO runs VALUES (?, 'x', 'x', now()::TIMESTAMP, NULL, NULL, '{}', ?, 'x')",
                     [run.run_id, run.input_format],
                 )
+                decoded = spent["decode"]
+                threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+                if args.store_threads:
+                    con.execute(f"SET threads = {args.store_threads}")
                 with stage("store (experiments+fill)", sampler):
                     ids = _insert_experiments(con, run)
+                con.execute(f"SET threads = {threads}")
+                print(
+                    f"  of which on this thread: decoding {spent['decode'] - decoded:.2f} s, "
+                    f"lean columns {spent['lean']:.2f} s; on the worker: {spent['batches']} "
+                    f"inserts {spent['insert']:.2f} s (wall)"
+                )
                 if args.memory_limit:
                     con.execute(f"SET memory_limit = '{args.memory_limit}'")
                 with stage("materialise", sampler):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from test_phq8_fast_path import ITEMS, ROWS, _plain
 
 from riskcov.formats.phq8_json.parse import _row_by_row
-from riskcov.formats.phq8_json.typed import typed_rows
+from riskcov.formats.phq8_json.typed import Refused, typed_plan, typed_rows
 
 # ROWS with every failed participant's error a string (an object there is the full checker's)
 TEXT_ROWS = copy.deepcopy(ROWS)
@@ -123,3 +123,32 @@ def test_nesting_too_deep_for_python_is_left_to_the_full_checker():
     deep = b"[" * 100_000 + b"]" * 100_000
     rows = _run(TEXT_ROWS).replace(b'"participant_id": 7,', b'"participant_id": 7, "x": ' + deep + b",", 1)
     assert typed_rows(rows) is None
+
+
+def _joined(batches: list[Any]) -> list[tuple[str, str, str, list[Any]]]:
+    """The batches' columns end to end, as _plain gives them."""
+    plain = [_plain(b) for b in batches]
+    return [(t, n, d, [v for p in plain for v in p[c][3]]) for c, (t, n, d, _) in enumerate(plain[0])]
+
+
+@given(st.integers(min_value=1, max_value=4000), st.sampled_from([None, 2]))
+def test_batches_of_any_size_give_the_columns_of_the_whole_list(size, indent):
+    """Cut at `}, {"participant_id":` (any whitespace) after about `size` bytes of text."""
+    rows = [*copy.deepcopy(TEXT_ROWS), *copy.deepcopy(TEXT_ROWS[:2])]
+    rows[-1]["participant_id"], rows[-2]["participant_id"] = 501, 502
+    plan = typed_plan(_run(rows, indent=indent))
+    assert plan is not None
+    batches = list(plan[1][0].batches(size))
+    assert len(batches) > 1 or size > 500
+    assert _joined(batches) == _plain(_row_by_row(rows, None))
+    assert plan[1][0].counts == [len(rows), 8 * sum(r["success"] for r in rows)]
+
+
+@pytest.mark.parametrize("position", [0, 3])
+def test_a_participant_id_of_an_earlier_batch_is_refused(position):
+    rows = [*copy.deepcopy(TEXT_ROWS), copy.deepcopy(TEXT_ROWS[0])]
+    rows[-1]["participant_id"] = rows[position]["participant_id"]
+    plan = typed_plan(_run(rows))
+    assert plan is not None
+    with pytest.raises(Refused):
+        list(plan[1][0].batches(1))

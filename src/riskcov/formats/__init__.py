@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 
+from riskcov.errors import InputError
+
 if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
     import numpy as np
 
@@ -75,6 +77,19 @@ class ParsedRun:
     fill: Callable[[duckdb.DuckDBPyConnection, list[int]], None]
     summary: str  # e.g. "1 experiment(s), 2 participants, 8 items"
     rows: list[Any] = field(default_factory=list)  # the format's own rows per experiment
+    # rows checked only while `fill` stores them (a large run JSON, decoded in batches): the
+    # summary once stored, and a check of them all without storing (InputError when bad)
+    recount: Callable[[], str] | None = None
+    check: Callable[[], None] | None = None
+
+    def stored_summary(self) -> str:
+        """The summary, after `fill` has run."""
+        return self.recount() if self.recount is not None else self.summary
+
+
+class FileProblem(InputError):
+    """A problem of the file found by `ParsedRun.fill` (whose rows are checked as they are
+    stored): its message names the file, experiment and participant already, as parse's do."""
 
 
 class Format(Protocol):

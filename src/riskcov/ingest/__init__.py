@@ -16,7 +16,7 @@ import duckdb
 
 from riskcov import __version__
 from riskcov.errors import InputError
-from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun, format_for, formats
+from riskcov.formats import ExperimentRecord, FileProblem, IngestOptions, ParsedRun, format_for, formats
 from riskcov.warehouse import metric_tables as materialise
 from riskcov.warehouse.duckdb_helpers import one, transaction
 from riskcov.warehouse.files import control_character, open_input, printable
@@ -139,6 +139,8 @@ def store_run(
     `source` and the run."""
     try:
         _store(con, source, sha, run, replace=replace, own_transaction=own_transaction)
+    except FileProblem:
+        raise
     except InputError as exc:
         raise InputError(f"{source}: run {run.run_id}: {exc}") from None
     except duckdb.ConstraintException as exc:
@@ -174,13 +176,15 @@ def ingest_file(
         del data  # the file's bytes (hundreds of MiB for a large run) are not needed while storing
     old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
     if old and not replace:
+        if run.check is not None:
+            run.check()  # a problem of the file itself is named first, as when it is parsed whole
         raise InputError(
             f"{path}: run_id {run.run_id} is already ingested from {old[0]} with other content; "
             "riskcov ingest --replace swaps it"
         )
     store_run(con, path, sha, run, replace=bool(old), own_transaction=own_transaction)
     return IngestResult(
-        path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.summary}"
+        path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.stored_summary()}"
     )
 
 

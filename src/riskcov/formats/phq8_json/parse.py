@@ -3,13 +3,9 @@ the file, experiment, participant and field of the first problem."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import json
-import json.decoder
-import json.scanner
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +13,12 @@ import duckdb
 
 from riskcov.errors import InputError
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
+from riskcov.formats.phq8_json import batched, typed
 from riskcov.formats.phq8_json.columns import ExperimentColumns, ExperimentRows, add_participant, to_columns
+from riskcov.formats.phq8_json.document import gc_paused, load
 from riskcov.formats.phq8_json.fast import fast_rows
 from riskcov.formats.phq8_json.store import fill
-from riskcov.formats.phq8_json.typed import typed_rows
+from riskcov.formats.phq8_json.typed import Refused, typed_plan
 from riskcov.formats.phq8_json.validate import (
     FORMAT_NAME,
     ITEMS,
@@ -112,107 +110,12 @@ def _mode(exp: dict[str, Any]) -> str | None:
     return None
 
 
-class DuplicateKey(ValueError):
-    """A JSON object names a key twice (json.loads would keep the last value silently)."""
-
-    def __init__(self, key: str, offset: int = -1) -> None:
-        super().__init__(key)
-        self.key, self.offset = key, offset
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise DuplicateKey(k)
-            seen.add(k)
-    return out
-
-
-class _Locating(json.JSONDecoder):
-    """The pure-Python decoder, which knows where each object starts: run again on a document
-    with a repeated key, to say where it is."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parse_object = self._object
-        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]
-
-    @staticmethod
-    def _object(s_and_end: tuple[str, int], *args: Any, **kwargs: Any) -> tuple[dict[str, Any], int]:
-        pairs, end = json.decoder.JSONObject(s_and_end, args[0], args[1], None, list, *args[4:])  # type: ignore[attr-defined]
-        keys = [k for k, _ in pairs]
-        for i, k in enumerate(keys):
-            if k in keys[:i]:
-                raise DuplicateKey(k, s_and_end[1] - 1)
-        return dict(pairs), end
-
-
-def _locate_duplicate(data: bytes, key: str) -> str:
-    """Where the first object with a repeated key starts, as one line of the message."""
-    text = data.decode("utf-8-sig", errors="replace")
-    try:
-        _Locating().decode(text)
-    except DuplicateKey as dup:
-        line = text.count("\n", 0, dup.offset) + 1
-        col = dup.offset - text.rfind("\n", 0, dup.offset)
-        return (
-            f'key "{dup.key}" appears twice in the object at line {line} column {col}; '
-            "each key may appear once"
-        )
-    except (ValueError, RecursionError):
-        pass
-    return f'key "{key}" appears twice in one object; each key may appear once'
-
-
-def _load(path: Path, data: bytes) -> tuple[Any, bool]:
-    """The document, and whether it holds a NaN/Infinity literal anywhere."""
-    seen: list[NonFinite] = []
-
-    def constant(text: str) -> NonFinite:
-        seen.append(NonFinite(text))
-        return seen[-1]
-
-    try:
-        return json.loads(data, parse_constant=constant, object_pairs_hook=_unique_keys), bool(seen)
-    except DuplicateKey as dup:
-        raise InputError(f"{path}: {_locate_duplicate(data, dup.key)}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except json.JSONDecodeError as exc:
-        if _truncated(data):
-            raise InputError(
-                f"{path}: truncated JSON: the file ends inside an open object, list or string"
-            ) from None
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{path}: invalid JSON: nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
-        raise InputError(f"{path}: invalid JSON: {str(exc).splitlines()[0]}") from None
-
-
 def parse(
     con: duckdb.DuckDBPyConnection | None, path: Path, data: bytes, options: IngestOptions | None = None
 ) -> ParsedRun:
     """Validate a run file and return its rows; InputError names file, experiment, participant, field."""
-    with _gc_paused():
+    with gc_paused():
         return _parse(path, data, options)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic collector off while a document is loaded and checked: json.loads of a large
-    run makes millions of containers, and every collection walks them all again (see
-    benchmarks/NOTES.md). Nothing here makes reference cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _parse(path: Path, data: bytes, options: IngestOptions | None) -> ParsedRun:
@@ -227,11 +130,16 @@ def _parse(path: Path, data: bytes, options: IngestOptions | None) -> ParsedRun:
     progress = options.progress if options is not None else None
     if progress is not None:
         progress(0.0, "parsing JSON")
-    typed = typed_rows(data)
-    if typed is not None:
+    plan = typed_plan(data)
+    if plan is not None:
+        skeleton, lists = plan
         try:
-            return _parse_doc(path, typed.skeleton, progress, typed.rows)
-        except InputError:
+            if sum(p.size for p in lists) > typed.BATCH_BYTES:  # decoded in batches while stored
+                run = _parse_doc(path, skeleton, progress, [batched.PENDING] * len(lists))
+                return batched.parsed_run(run, lists, lambda whole: _parse_doc(path, whole, None, None))
+            rows = [r for p in lists for r in p.batches(size=len(data))]
+            return _parse_doc(path, skeleton, progress, rows)
+        except (InputError, Refused):
             pass  # the full checker names the problem in the file as given
     return _parse_doc(path, data, progress, None)
 
@@ -244,7 +152,7 @@ def _parse_doc(
 ) -> ParsedRun:
     """The run in `data`; `typed`: each experiment's columns, decoded already (`data` then
     holds the rest of the file, each participant list replaced by [])."""
-    doc, non_finite = _load(path, data)
+    doc, non_finite = load(path, data)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the top level is {show(doc)}, not an object")
     meta = doc.get("run_metadata")
@@ -361,23 +269,3 @@ def _describe(doc: Any, modes: list[str | None], where: list[str | int]) -> str:
 
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _truncated(data: bytes) -> bool:
-    """True when the text ends inside an open object or list (a cut-off file)."""
-    depth, in_str, escape = 0, False, False
-    for ch in data.decode("utf-8", "replace"):
-        if in_str:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-    return depth > 0 or in_str

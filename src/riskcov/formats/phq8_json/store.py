@@ -1,30 +1,146 @@
-"""Write a PHQ-8 run's rows: `participants`, `items`, `item_signals` (one scan per table)."""
+"""Write a PHQ-8 run's rows: `participants`, `items`, `item_signals` (one scan per table and batch).
+
+A large run is stored batch by batch while the next batch is decoded: the decoding (Python,
+holding the GIL) runs on the calling thread, the inserts on one worker thread. DuckDB releases
+the GIL while it works, except where it reads a Python object, so the columns it is handed
+hold no Python objects where that can be helped (`lean`): text becomes codes into a list
+passed as one parameter, equal-length lists of doubles one column per position.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
 
 from riskcov.errors import InputError
-from riskcov.formats.phq8_json.validate import NULL_MASKED, SIGNALS
+from riskcov.formats.phq8_json.validate import FLOATS, NULL_MASKED, SIGNALS
 from riskcov.warehouse.duckdb_helpers import one, registered
 
 if TYPE_CHECKING:
+    from riskcov.formats import Columns
     from riskcov.formats.phq8_json.columns import ExperimentRows
 
-_SIGNAL_COLUMNS = ", ".join(
-    f"CASE WHEN {k}__null THEN NULL ELSE {k} END" if k in NULL_MASKED else k for k in SIGNALS
-)
+_TABLES = ("item_signals", "items", "participants")
 
 
 def fill(
     con: duckdb.DuckDBPyConnection, experiment_ids: list[int], experiments: list[ExperimentRows]
 ) -> None:
     """Insert each experiment's rows under the id the orchestrator drew for it."""
-    for eid, exp in zip(experiment_ids, experiments, strict=True):
-        _insert(con, eid, exp)
+    fill_batches(con, experiment_ids, [[exp] for exp in experiments])
+
+
+def fill_batches(
+    con: duckdb.DuckDBPyConnection,
+    experiment_ids: list[int],
+    experiments: list[Iterable[ExperimentRows]],
+) -> None:
+    """Insert each experiment's batches of rows (in order) under its id: a batch is taken from
+    its iterable (decoded, on this thread) while the one before is inserted on a worker thread.
+    An exception from an iterable (or an insert) stops the fill once the insert under way has
+    ended; the caller's transaction then holds the batches stored so far (`delete_rows`)."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-store") as pool:
+        pending: Future[None] | None = None
+        for eid, batches in zip(experiment_ids, experiments, strict=True):
+            for rows in batches:
+                prepared = lean(rows)
+                if pending is not None:
+                    pending.result()
+                pending = pool.submit(_insert, con, eid, prepared)
+        if pending is not None:
+            pending.result()
+    for eid in experiment_ids:
+        check_items(con, eid)
+
+
+def delete_rows(con: duckdb.DuckDBPyConnection, experiment_ids: list[int]) -> None:
+    """Remove the rows fill_batches stored for these experiments (inside the caller's transaction)."""
+    for table in _TABLES:
+        con.execute(f"DELETE FROM {table} WHERE list_contains(?, experiment_id)", [experiment_ids])
+
+
+@dataclass
+class Lean:
+    """Columns for DuckDB and the SQL that rebuilds each original column from them."""
+
+    columns: Columns
+    # original column -> SQL over `columns`, and the parameters its `?` stand for
+    select: dict[str, tuple[str, list[Any]]] = field(default_factory=dict)
+
+
+@dataclass
+class LeanRows:
+    participants: Lean
+    items: Lean
+    signals: Lean
+
+
+def lean(exp: ExperimentRows) -> LeanRows:
+    """The rows of `exp` as columns DuckDB reads without the GIL where possible."""
+    signals = dict(exp.signals)
+    layout, layouts = _key_layouts(signals.pop("signal_keys"))
+    s = _lean(signals, {"signal_keys": ("CAST(? AS VARCHAR[][])[layout + 1]", [layouts])})
+    s.columns["layout"] = layout
+    return LeanRows(_lean(exp.participants, {}), _lean(exp.items, {}), s)
+
+
+def _lean(columns: Columns, given: dict[str, tuple[str, list[Any]]]) -> Lean:
+    out = Lean({}, dict(given))
+    for name, values in columns.items():
+        if values.dtype != object:
+            out.columns[name], out.select[name] = values, (name, [])
+            continue
+        coded = _codes(values)
+        if coded is not None:
+            out.columns[name] = coded[0]
+            out.select[name] = (f"CAST(? AS VARCHAR[])[{name}]", [coded[1]])
+            continue
+        wide = _doubles(values) if SIGNALS.get(name) == FLOATS else None
+        if wide is not None:
+            parts = []
+            for j in range(wide.shape[1]):
+                out.columns[f"{name}__{j}"] = wide[:, j]
+                parts.append(f"{name}__{j}")
+            out.select[name] = ("CAST([" + ", ".join(parts) + "] AS DOUBLE[])", [])
+            continue
+        out.columns[name], out.select[name] = values, (name, [])
+    return out
+
+
+def _codes(values: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list[str]] | None:
+    """Text (or null) values as 1-based codes into a list of the distinct texts (null: 0,
+    which indexes nothing), or None when the values are not all text or null.
+
+    >>> _codes(np.array(["b", None, "a", "b"], dtype=object))
+    (array([1, 0, 2, 1], dtype=int32), ['b', 'a'])
+    """
+    try:
+        distinct = dict.fromkeys(values.tolist())
+    except TypeError:  # lists
+        return None
+    texts = [v for v in distinct if v is not None]
+    if any(type(v) is not str for v in texts):
+        return None
+    code: dict[str | None, int] = {None: 0, **{v: i + 1 for i, v in enumerate(texts)}}
+    return np.fromiter(map(code.__getitem__, values.tolist()), dtype=np.int32, count=len(values)), texts
+
+
+def _doubles(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
+    """Lists of doubles, all of one length > 0 and without nulls, as one row each; else None."""
+    rows = values.tolist()
+    if not rows or any(type(r) is not list for r in rows):
+        return None
+    width = len(rows[0])
+    if width == 0 or any(len(r) != width for r in rows):
+        return None
+    if any(type(x) is not float for r in rows for x in r):
+        return None
+    return np.array(rows, dtype=np.float64)
 
 
 def _key_layouts(keys: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list[list[str]]]:
@@ -46,28 +162,34 @@ def _key_layouts(keys: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list
     return position[inverse].reshape(-1), [list(k) for k in index]
 
 
-def _insert(con: duckdb.DuckDBPyConnection, eid: int, exp: ExperimentRows) -> None:
-    with registered(con, "_p", exp.participants):
-        con.execute(
-            "INSERT INTO participants SELECT ?, participant_id, success, error, has_signals FROM _p",
-            [eid],
-        )
-    with registered(con, "_i", exp.items):
-        con.execute(
-            "INSERT INTO items SELECT ?, participant_id, item_index, item_name, "
-            "CASE WHEN pred_null THEN NULL ELSE pred END, gt FROM _i",
-            [eid],
-        )
-    layout, layouts = _key_layouts(exp.signals["signal_keys"])
-    signals = {**{k: v for k, v in exp.signals.items() if k != "signal_keys"}, "layout": layout}
-    with registered(con, "_s", signals):
-        con.execute(
-            "INSERT INTO item_signals SELECT ?, participant_id, item_index, "
-            "CAST(? AS VARCHAR[][])[layout + 1], "
-            f"{_SIGNAL_COLUMNS}, extra_signals FROM _s",
-            [eid, layouts],
-        )
-    # one row per item of every successful participant, none for failed ones
+def _insert(con: duckdb.DuckDBPyConnection, eid: int, rows: LeanRows) -> None:
+    people = ["participant_id", "success", "error", "has_signals"]
+    _append(con, "participants", eid, rows.participants, people)
+    _null_masked(rows.items, ["pred"], "pred_null")
+    _append(con, "items", eid, rows.items, ["participant_id", "item_index", "item_name", "pred", "gt"])
+    _null_masked(rows.signals, [k for k in SIGNALS if k in NULL_MASKED])
+    order = ["participant_id", "item_index", "signal_keys", *SIGNALS, "extra_signals"]
+    _append(con, "item_signals", eid, rows.signals, order)
+
+
+def _null_masked(lean: Lean, names: list[str], mask: str = "{}__null") -> None:
+    """Numbers with a null mask (numpy has no NULL) read as NULL where masked."""
+    for k in names:
+        sql, params = lean.select[k]
+        lean.select[k] = (f"CASE WHEN {mask.format(k)} THEN NULL ELSE {sql} END", params)
+
+
+def _append(con: duckdb.DuckDBPyConnection, table: str, eid: int, lean: Lean, order: list[str]) -> None:
+    """INSERT the rows of `lean` into `table` after experiment_id, its columns in `order`."""
+    with registered(con, "_rows", lean.columns):
+        select = ", ".join(lean.select[c][0] for c in order)
+        params = [p for c in order for p in lean.select[c][1]]
+        con.execute(f"INSERT INTO {table} SELECT ?, {select} FROM _rows", [eid, *params])
+
+
+def check_items(con: duckdb.DuckDBPyConnection, eid: int) -> None:
+    """Once an experiment is stored: refuse it unless every successful participant has one
+    row per item and every failed one none."""
     bad = one(
         con.execute(
             """

@@ -14,12 +14,20 @@ value or lies inside a string, so the number of ':' bytes in the participants' t
 the number of keys the structs decoded plus the ':' inside the decoded strings; a repeated key
 adds one. The rest of the document (metadata, provenance, ...) is small: the caller loads it
 with the full checker as a skeleton, each experiment's participant list replaced by [].
+
+A large list is decoded in batches of about BATCH_BYTES (`Participants.batches`), so that a
+batch can be stored while the next is decoded. The batches are cut where the text reads
+`}, {"participant_id":` (any whitespace): without backslash escapes that cannot lie inside a
+string, and a cut anywhere but between two participants leaves a batch that is not a list of
+participants, which the decoder refuses. Participant ids are checked unique across batches.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from operator import attrgetter, is_, is_not
 from typing import Annotated, Any, Literal
@@ -52,10 +60,16 @@ _KNOWN = ("participant_id", "success", "error", "predicted_items", "ground_truth
 _PROBE = 100  # participants whose keys name the participant struct's fields
 _BY_ITEM = attrgetter(*ITEMS)
 _NUMERIC = (v.INT, v.FLOAT, v.BOOL)
+# participants' text decoded at a time when a run is stored batch by batch (parse.py)
+BATCH_BYTES = 32 * 2**20
+_BETWEEN = re.compile(rb'\}\s*,\s*\{\s*"participant_id"\s*:')
 
 
-class _Refused(Exception):
+class Refused(Exception):
     """Anything the fast path does not accept: the full checker decides."""
+
+
+_FAILED = (Refused, msgspec.MsgspecError, OverflowError, ValueError, TypeError, KeyError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -67,30 +81,98 @@ class TypedRun:
     rows: list[ExperimentRows]
 
 
-def typed_rows(data: bytes) -> TypedRun | None:
-    """The run's participants as columns when the fast path accepts them all, else None."""
+@dataclass
+class Participants:
+    """One experiment's participant list, the text data[start:end] (with its brackets)."""
+
+    data: bytes
+    start: int
+    end: int
+    counts: list[int] = field(default_factory=lambda: [0, 0])  # participants, items decoded
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    def batches(self, size: int | None = None) -> Iterator[ExperimentRows]:
+        """The participants' columns, a batch of about `size` (BATCH_BYTES) bytes of text at a
+        time, in order; Refused (from any batch) when the fast path does not accept them all."""
+        try:
+            yield from self._batches(BATCH_BYTES if size is None else size)
+        except _FAILED as exc:
+            raise Refused from exc
+
+    def _batches(self, size: int) -> Iterator[ExperimentRows]:
+        data, inner_end = self.data, self.end - 1
+        at, seen = self.start + 1, set[int]()
+        shape: tuple[type[msgspec.Struct], list[str]] | None = None
+        while True:
+            cut = _BETWEEN.search(data, at + size, inner_end) if at + size < inner_end else None
+            if at == self.start + 1 and cut is None:  # the whole list: no copy
+                text, start, end = data, self.start, self.end
+            else:
+                text = b"[" + data[at : cut.start() + 1 if cut else inner_end] + b"]"
+                start, end = 0, len(text)
+            if shape is None:
+                shape = _participant_type(memoryview(text)[start:end])
+            rows = _experiment_rows(text, start, end, shape, seen)
+            self.counts[0] += len(rows.participants["participant_id"])
+            self.counts[1] += len(rows.items["participant_id"])
+            yield rows
+            if cut is None:
+                return
+            at = data.index(b",", cut.start()) + 1
+
+
+def typed_plan(data: bytes) -> tuple[bytes, list[Participants]] | None:
+    """The skeleton of the document and each experiment's participant list, not decoded yet;
+    None when the document's top levels are not as the fast path needs them."""
     try:
-        return _typed(data)
-    except (_Refused, msgspec.MsgspecError, OverflowError, ValueError, TypeError, KeyError, RecursionError):
+        return _plan(data)
+    except _FAILED:
         return None
 
 
-def _typed(data: bytes) -> TypedRun:
-    top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
-    experiments = msgspec.json.decode(top["experiments"], type=list[dict[str, msgspec.Raw]])
+def typed_rows(data: bytes) -> TypedRun | None:
+    """The run's participants as columns when the fast path accepts them all, else None."""
+    plan = typed_plan(data)
+    if plan is None:
+        return None
+    try:
+        return TypedRun(plan[0], [one for p in plan[1] for one in p.batches(size=len(data))])
+    except Refused:
+        return None
+
+
+class _Results(msgspec.Struct):
+    results: msgspec.Raw
+
+
+class _Experiment(msgspec.Struct):
+    results: _Results
+
+
+class _Document(msgspec.Struct):
+    """Where each experiment's participant list lies (other keys are skipped; one pass)."""
+
+    experiments: list[_Experiment]
+
+
+def _plan(data: bytes) -> tuple[bytes, list[Participants]]:
+    experiments = msgspec.json.decode(data, type=_Document).experiments
     base = np.frombuffer(data, dtype=np.uint8).ctypes.data
-    pieces, rows, at = [], [], 0
+    pieces, lists, at = [], [], 0
     for exp in experiments:
-        participants = msgspec.json.decode(exp["results"], type=dict[str, msgspec.Raw])["results"]
+        participants = exp.results.results
         start = np.frombuffer(participants, dtype=np.uint8).ctypes.data - base
         end = start + len(participants)
-        if not at <= start < end <= len(data):
-            raise _Refused  # not a view into `data` (cannot happen with bytes input; be sure)
-        rows.append(_experiment_rows(data, start, end))
+        if not at <= start < end <= len(data) or data[start : start + 1] != b"[":
+            raise Refused  # not a view into `data` (cannot happen with bytes input; be sure)
+        lists.append(Participants(data, start, end))
         pieces += [data[at:start], b"[]"]
         at = end
     pieces.append(data[at:])
-    return TypedRun(b"".join(pieces), rows)
+    return b"".join(pieces), lists
 
 
 def _participant_type(text: memoryview) -> tuple[type[msgspec.Struct], list[str]]:
@@ -98,7 +180,7 @@ def _participant_type(text: memoryview) -> tuple[type[msgspec.Struct], list[str]
     participants, as scalars) and the signal keys of the first item with signals, in order."""
     first = json.loads(bytes(text[: _probe_end(text)]) + b"]")
     if not all(isinstance(r, dict) for r in first):
-        raise _Refused
+        raise Refused
     other = sorted({k for r in first for k in r} - set(_KNOWN))
     layout: list[str] | None = None
     for r in first:
@@ -136,7 +218,7 @@ def _probe_end(text: memoryview) -> int:
     """Where the first _PROBE participants of the list `text` end (before the ',' after them)."""
     decoded = msgspec.json.decode(text, type=list[msgspec.Raw])
     if not decoded:
-        raise _Refused  # an empty experiment: the full checker's message
+        raise Refused  # an empty experiment: the full checker's message
     last = decoded[min(_PROBE, len(decoded)) - 1]
     base = np.frombuffer(text, dtype=np.uint8).ctypes.data
     return int(np.frombuffer(last, dtype=np.uint8).ctypes.data - base) + len(last)
@@ -150,12 +232,15 @@ def _set(values: list[Any]) -> np.ndarray[Any, Any]:
     return np.fromiter(map(is_not, values, repeat(_UNSET)), dtype=bool, count=len(values))
 
 
-def _experiment_rows(data: bytes, start: int, end: int) -> ExperimentRows:
+def _experiment_rows(
+    data: bytes, start: int, end: int, shape: tuple[type[msgspec.Struct], list[str]], seen: set[int]
+) -> ExperimentRows:
+    """The columns of the participant list data[start:end]; `seen`: the ids of the batches
+    before (updated)."""
     if data.find(b"\\", start, end) != -1:
-        raise _Refused  # escapes: the ':' count below would not hold
-    text = memoryview(data)[start:end]
-    participant, layout = _participant_type(text)
-    parts = msgspec.json.decode(text, type=list[participant])  # type: ignore[valid-type]
+        raise Refused  # escapes: the ':' count below would not hold
+    participant, layout = shape
+    parts = msgspec.json.decode(memoryview(data)[start:end], type=list[participant])  # type: ignore[valid-type]
     keys, colons = 0, 0  # keys decoded; ':' inside decoded strings (keys and values)
     for f in participant.__struct_fields__:
         present = int(_set(_column(parts, f)).sum())
@@ -164,17 +249,18 @@ def _experiment_rows(data: bytes, start: int, end: int) -> ExperimentRows:
         if f not in _KNOWN[:2] and f not in _KNOWN[3:]:  # error and the other scalars: text
             colons += sum(v.count(":") for v in _column(parts, f) if type(v) is str)
     pids = _column(parts, "participant_id")
-    if _UNSET in pids or len(set(pids)) != len(pids):
-        raise _Refused
+    if _UNSET in pids or len(set(pids)) != len(pids) or not seen.isdisjoint(pids):
+        raise Refused
+    seen.update(pids)
     pid_column = np.array(pids, dtype=np.int64)  # OverflowError beyond 64 bits
     success = _column(parts, "success")
     if _UNSET in success:
-        raise _Refused
+        raise Refused
     errors = [None if e is _UNSET else e for e in _column(parts, "error")]
     ok = list(compress(parts, success))
     preds, truths = _column(ok, "predicted_items"), _column(ok, "ground_truth_items")
     if {type(p) for p in preds} - {_Pred} or {type(t) for t in truths} - {_Truth}:
-        raise _Refused  # a successful participant without both maps
+        raise Refused  # a successful participant without both maps
     sigs = _column(ok, "item_signals")
     has_sig = [s is not None and s is not _UNSET for s in sigs]
     with_sig = list(compress(sigs, has_sig))
@@ -189,16 +275,16 @@ def _experiment_rows(data: bytes, start: int, end: int) -> ExperimentRows:
     colons += n_signals * sum(k.count(":") for k in layout)
     pred_values = list(chain.from_iterable(map(_BY_ITEM, preds)))
     if _UNSET in pred_values:
-        raise _Refused  # a successful participant's map without every item
+        raise Refused  # a successful participant's map without every item
     nulls = np.fromiter(map(is_, pred_values, repeat(None)), dtype=bool, count=len(pred_values))
     pred = np.array([0 if v is None else v for v in pred_values], dtype=np.int16)
     gt_values = list(chain.from_iterable(map(_BY_ITEM, truths)))
     if _UNSET in gt_values:
-        raise _Refused
+        raise Refused
     gt = np.array(gt_values, dtype=np.int16)
     items = list(chain.from_iterable(map(_BY_ITEM, with_sig)))
     if _UNSET in items:
-        raise _Refused
+        raise Refused
     p, i, s = base_columns(pid_column, success, errors, has_sig, (pred, nulls, gt), layout)
     s["extra_signals"] = _extras(items, [k for k in layout if k not in SIGNALS])
     numeric = [k for k, kind in SIGNALS.items() if kind in _NUMERIC and k in layout]
@@ -213,7 +299,7 @@ def _experiment_rows(data: bytes, start: int, end: int) -> ExperimentRows:
             colons += sum(t.count(":") for t in values if t is not None)
         s[key] = objects(values)  # text, source, lists of floats (ints already floats)
     if data.count(b":", start, end) != keys + colons:
-        raise _Refused  # a key given twice somewhere (msgspec kept the last value)
+        raise Refused  # a key given twice somewhere (msgspec kept the last value)
     return ExperimentRows(p, i, s)
 
 

@@ -1,0 +1,147 @@
+"""A large run JSON is decoded in batches while it is stored (formats/phq8_json/batched.py):
+the stored rows, every message and the warehouse after a refusal are those of the file parsed
+whole. Here the batches are made tiny (typed.BATCH_BYTES), so that the fixtures are split into
+many."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from riskcov.formats.phq8_json import store, typed
+
+TABLES = ("participants", "items", "item_signals", "metrics", "rc_points")
+WHOLE, TINY = 2**40, 600  # batch sizes in bytes: the whole list; about one participant
+
+
+@pytest.fixture
+def batch_size(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """`batch_size["set"](n)` sets the batch size; `batch_size["inserts"]` counts the batches
+    stored by store.fill_batches."""
+    state: dict[str, Any] = {"inserts": 0}
+    insert = store._insert
+
+    def counted(*args: Any) -> None:
+        state["inserts"] += 1
+        insert(*args)
+
+    monkeypatch.setattr(store, "_insert", counted)
+    state["set"] = lambda value: monkeypatch.setattr(typed, "BATCH_BYTES", value)
+    return state
+
+
+def _public30(shared_dir: Path) -> dict[str, Any]:
+    return json.loads((shared_dir / "fixtures" / "runs" / "public30.json").read_text())
+
+
+def _write(folder: Path, doc: Any, name: str = "run.json") -> Path:
+    path = folder / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _rows(sql: Any, warehouse: Path) -> dict[str, list[tuple[Any, ...]]]:
+    return {t: sql(warehouse, f"SELECT * EXCLUDE (experiment_id) FROM {t} ORDER BY rowid") for t in TABLES}
+
+
+def _ingest(run_cli: Any, batch_size: dict[str, Any], size: int, path: Path, warehouse: Path) -> Any:
+    batch_size["set"](size)
+    batch_size["inserts"] = 0
+    return run_cli(["ingest", path, "--warehouse", warehouse, "--no-publish"])
+
+
+@pytest.mark.parametrize("name", ["public30.json", "worked_example.json", "public_continuous.json"])
+def test_batches_store_the_rows_of_the_whole_file(name, shared_dir, tmp_path, run_cli, sql, batch_size):
+    path = shared_dir / "fixtures" / "runs" / name
+    whole, tiny = tmp_path / "whole.duckdb", tmp_path / "tiny.duckdb"
+    first = _ingest(run_cli, batch_size, WHOLE, path, whole)
+    assert first.exit_code == 0, first.stderr
+    experiments = sql(whole, "SELECT count(*) FROM experiments")[0][0]
+    assert batch_size["inserts"] == experiments  # a small file: decoded while parsed, one insert each
+    second = _ingest(run_cli, batch_size, TINY, path, tiny)
+    assert second.exit_code == 0, second.stderr
+    n_participants = sql(tiny, "SELECT count(*) FROM participants")[0][0]
+    assert batch_size["inserts"] > n_participants / 2  # about one participant a batch
+    assert second.stdout == first.stdout  # the summary counts the batches' rows
+    assert _rows(sql, tiny) == _rows(sql, whole)
+
+
+def _bad(doc: dict[str, Any]) -> dict[str, Any]:
+    """public30 with two problems late in its second experiment, the first in file order:
+    participant 1020's Sleep prediction."""
+    doc = copy.deepcopy(doc)
+    people = doc["experiments"][1]["results"]["results"]
+    people[20]["predicted_items"]["Sleep"] = 7
+    people[25]["ground_truth_items"]["Tired"] = None
+    return doc
+
+
+def test_a_problem_in_a_later_batch_is_named_as_in_the_whole_file(
+    shared_dir, tmp_path, run_cli, batch_size, take_snapshot
+):
+    warehouse = tmp_path / "w.duckdb"
+    good = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", good, "--warehouse", warehouse]).exit_code == 0
+    before = take_snapshot(warehouse)
+    path = _write(tmp_path, _bad(_public30(shared_dir)))
+    problem = "experiment few_shot: participant 1020: predicted_items.Sleep = 7 is not 0..3 or null"
+    expected = f"error: {path}: {problem}\n"
+    for size in (WHOLE, TINY):
+        result = _ingest(run_cli, batch_size, size, path, warehouse)
+        assert (result.exit_code, result.stdout, result.stderr) == (1, "", expected)
+        assert take_snapshot(warehouse) == before
+    assert batch_size["inserts"] > 30  # the first experiment and part of the second were stored
+
+
+def test_a_participant_id_repeated_in_another_batch_is_refused(shared_dir, tmp_path, run_cli, batch_size):
+    doc = _public30(shared_dir)
+    people = doc["experiments"][0]["results"]["results"]
+    people[27]["participant_id"] = people[2]["participant_id"]
+    path = _write(tmp_path, doc)
+    result = _ingest(run_cli, batch_size, TINY, path, tmp_path / "w.duckdb")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {path}: experiment zero_shot: participant {people[2]['participant_id']}: "
+        "participant_id is duplicated in this experiment\n"
+    )
+    assert batch_size["inserts"] > 20
+
+
+def test_a_later_batch_the_decoder_refuses_is_stored_by_the_full_checker(
+    shared_dir, tmp_path, run_cli, sql, batch_size
+):
+    """An object as a failed participant's error is valid, but the typed decoder leaves it to
+    the full checker: the batches stored before it are replaced, not kept twice."""
+    doc = _public30(shared_dir)
+    failed = [p for p in doc["experiments"][1]["results"]["results"] if not p["success"]]
+    failed[-1]["error"] = {"code": 504, "text": "timeout"}
+    path = _write(tmp_path, doc)
+    whole, tiny = tmp_path / "whole.duckdb", tmp_path / "tiny.duckdb"
+    first = _ingest(run_cli, batch_size, WHOLE, path, whole)
+    second = _ingest(run_cli, batch_size, TINY, path, tiny)
+    assert (first.exit_code, second.exit_code) == (0, 0)
+    assert batch_size["inserts"] > 30
+    assert second.stdout == first.stdout
+    assert "60 participants" in second.stdout
+    assert _rows(sql, tiny) == _rows(sql, whole)
+    stored = sql(tiny, "SELECT error FROM participants WHERE error LIKE '{%'")
+    assert stored == [('{"code": 504, "text": "timeout"}',)]
+
+
+def test_a_run_id_taken_names_a_problem_of_the_file_first(shared_dir, tmp_path, run_cli, batch_size):
+    """As when the file is parsed whole: its own problem, not the run_id conflict."""
+    warehouse = tmp_path / "w.duckdb"
+    doc = _public30(shared_dir)
+    assert _ingest(run_cli, batch_size, WHOLE, _write(tmp_path, doc, "a.json"), warehouse).exit_code == 0
+    bad = _write(tmp_path, _bad(doc), "b.json")
+    messages = [_ingest(run_cli, batch_size, size, bad, warehouse).stderr for size in (WHOLE, TINY)]
+    assert messages[0] == messages[1]
+    assert "participant 1020: predicted_items.Sleep = 7" in messages[1]
+    fine = copy.deepcopy(doc)
+    fine["run_metadata"]["note"] = "the same run_id, other content"
+    conflict = _ingest(run_cli, batch_size, TINY, _write(tmp_path, fine, "c.json"), warehouse)
+    assert "is already ingested from" in conflict.stderr
