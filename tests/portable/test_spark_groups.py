@@ -105,7 +105,7 @@ def test_group_on_a_file_spark_reads_equals_duckdb(tmp_path: Path, spark: Any) -
         # and points) are released when it ends, not left to the JVM's garbage collector
         held = {i.id() for i in spark.sparkContext._jsc.sc().getRDDStorageInfo()}
         for view in ("riskcov_scored", "riskcov_points", "riskcov_samples"):
-            plan = spark.table(view)._jdf.queryExecution().analyzed()
+            plan = spark.table(view)._jdf.queryExecution().optimizedPlan()
             assert plan.getClass().getSimpleName() == "LogicalRDD" and plan.rdd().id() not in held, view
         # the group rows land in the local warehouse as with DuckDB
         wh = duckdb.connect(str(tmp_path / f"spark_{column}.duckdb"), read_only=True)
