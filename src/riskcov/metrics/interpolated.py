@@ -20,6 +20,53 @@ from riskcov.warehouse.duckdb_helpers import registered
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 
+# The points (block, k_cum, l) lower_hull reads of `source`'s series {ids} (l the loss sum in
+# loss units, an integer for 0/1 losses), without those of the series {binary} (0/1 losses)
+# that cannot be vertices of their block's lower convex hull with (0, 0), which is all
+# lower_hull needs of such a block. A point on or above the chord between two points of its
+# block (or (0, 0)) on either side of it is no hull vertex (a vertex lies strictly below
+# every such chord); the hull of the points without it is the same hull, and lower_hull
+# (exact, collinear points dropped) returns its vertices whatever else it is given. The chord
+# is taken between the rows before and after the point in the scan, the neighbours in plateau
+# order as the points are stored (a scan keeps that order on one thread), but any order is
+# sound: a neighbour counts only if it is of the same block on the right side of the point
+# (k_cum rises), and (0, 0) stands for a missing one before it. This is the test of
+# lower_hull's first pass (metrics/hull.py, _integer_pass; ties dropped): the step out of the
+# point no steeper than the step into it, in integers, decided only where both products are
+# exact (below 2^53; else the point is kept).
+CANDIDATES_SQL = """
+    SELECT block, k_cum, l
+    FROM (
+        SELECT *,
+               CASE WHEN lag(block) OVER () = block THEN lag(k_cum) OVER () ELSE 0 END AS k_prev,
+               CASE WHEN lag(block) OVER () = block THEN lag(l) OVER () ELSE 0 END AS l_prev,
+               CASE WHEN lead(block) OVER () = block THEN lead(k_cum) OVER () END AS k_next,
+               CASE WHEN lead(block) OVER () = block THEN lead(l) OVER () END AS l_next
+        FROM (SELECT series, (CAST(series AS BIGINT) << 32) + replicate AS block, k_cum,
+                     CAST(round(l_cum / {scale}) AS BIGINT) AS l
+              FROM {source} {join} WHERE series IN ({ids})))
+    WHERE NOT coalesce(
+        series IN ({binary}) AND k_prev < k_cum AND k_cum < k_next
+        AND CAST(l_next - l AS DOUBLE) * (k_cum - k_prev) <= CAST(l - l_prev AS DOUBLE) * (k_next - k_cum)
+        AND greatest(abs(CAST(l_next - l AS DOUBLE) * (k_cum - k_prev)),
+                     abs(CAST(l - l_prev AS DOUBLE) * (k_next - k_cum))) < 9007199254740992.0,
+        false)"""
+
+
+def _loss_scales(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[str, Any]]:
+    """CANDIDATES_SQL's loss scale of a point (its {scale} and {join}, and parameters): where
+    each series has one (rc_series), looked up by series in a list, where a join with
+    eval_totals cost as much as the rest of the query; else that join."""
+    rows = con.execute("SELECT series, list(DISTINCT loss_scale) FROM eval_totals GROUP BY series").fetchall()
+    if any(len(scales) > 1 for _, scales in rows):
+        totals = "(SELECT DISTINCT series, replicate, loss_scale FROM eval_totals)"
+        return {"scale": "loss_scale", "join": f"JOIN {totals} USING (series, replicate)"}, {}
+    by_series: list[float | None] = [None] * (max((int(s) for s, _ in rows), default=-1) + 1)
+    for sid, (scale,) in rows:
+        by_series[int(sid)] = float(scale)
+    return {"scale": "$scales[series + 1]", "join": ""}, {"scales": by_series}
+
+
 def _block_order(block: IntArray, k_cum: IntArray) -> IntArray | None:
     """None when the rows already come in plateau order within contiguous blocks (as the
     points are stored: a scan without ORDER BY keeps that order, and sorting ~0.5 M points per
@@ -100,13 +147,12 @@ def compute(
         ids = ", ".join(str(int(s)) for s in binary)
     else:
         ids = "SELECT DISTINCT series FROM eval_plateau_points"
-    # three columns, the block (series, replicate) as one key: the fetch is most of the cost
-    pts = con.execute(
-        "SELECT (CAST(series AS BIGINT) << 32) + replicate AS block, k_cum, "
-        "CAST(round(l_cum / loss_scale) AS BIGINT) AS l "
-        f"FROM {source} JOIN (SELECT DISTINCT series, replicate, loss_scale FROM eval_totals) "
-        f"USING (series, replicate) WHERE series IN ({ids})"
-    ).fetchnumpy()
+    # three columns, the block (series, replicate) as one key: the fetch is most of the cost,
+    # so of the 0/1-loss series only the points that may be hull vertices are fetched
+    flagged = ", ".join(str(int(s)) for s in binary) or "NULL"
+    scale, params = _loss_scales(con)
+    query = CANDIDATES_SQL.format(source=source, ids=ids, binary=flagged, **scale)
+    pts = con.execute(query, params).fetchnumpy()
     block, k_cum, loss = (pts[k].astype(np.int64, copy=False) for k in ("block", "k_cum", "l"))
     order = _block_order(block, k_cum)
     if order is not None:
