@@ -189,3 +189,18 @@ def test_ood_at_id_coverage_equals_numpy(seed: int) -> None:
         assert id_acc == sum(not r[2] and r[1] is not None and r[1] >= tau for r in rows) / n_id
         assert ood_acc == sum(r[2] and r[1] is not None and r[1] >= tau for r in rows) / n_ood
         assert ratio == id_acc / (ood_acc + 1e-8)
+
+
+def test_spark_casts_a_number_to_double_from_its_text() -> None:
+    # 0.30000000000000004 has 17 digits, more than a long holds exactly in a double: Spark's
+    # DECIMAL literal would round it twice; its text is parsed once, as DuckDB parses the literal
+    tree = sqlglot.parse_one(
+        "SELECT CAST(0.30000000000000004 AS DOUBLE) * x, CAST(2 AS INT) FROM t", read="duckdb"
+    )
+    spark = dialects.transform(tree.copy(), "spark").sql(dialect="spark")
+    assert "CAST('0.30000000000000004' AS DOUBLE)" in spark and "CAST(2 AS INT)" in spark
+    for dialect in ("duckdb", "postgres"):
+        assert "'0.30000000000000004'" not in dialects.transform(tree.copy(), dialect).sql(dialect=dialect)
+    # the text reads back as the literal's double
+    value = duckdb.connect().execute("SELECT CAST('0.30000000000000004' AS DOUBLE)").fetchone()
+    assert value == (0.30000000000000004,)

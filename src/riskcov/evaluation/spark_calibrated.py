@@ -18,6 +18,7 @@ from sqlglot import exp
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation.options import Options
 from riskcov.formats.per_sample.column_checks import Plan
+from riskcov.metrics import dialects
 from riskcov.scoring import csf
 from riskcov.scoring.choose import Choice, choose_samples
 from riskcov.scoring.csf import Csf
@@ -63,13 +64,7 @@ def confidence_sql(c: Csf, plan: Plan, spec: str, columns: list[str]) -> str:
                 f"{', '.join(plan.csfs)}; confidence_<name> columns are CSF <name>)"
             )
         col.replace(exp.cast(exp.column(source, table="r", quoted=True), "double"))
-    # the calibrator's numbers are CAST(repr AS DOUBLE); Spark reads a number literal as a
-    # DECIMAL, whose conversion to double may round twice (17 digits exceed a long's exact
-    # range in a double): from a string it is parsed once, as DuckDB parses it
-    for cast in list(tree.find_all(exp.Cast)):
-        if isinstance(cast.this, exp.Literal) and cast.this.is_number and cast.to.is_type("double"):
-            cast.this.replace(exp.Literal.string(cast.this.this))
-    return tree.sql(dialect="spark")
+    return dialects.transform(tree, "spark").sql(dialect="spark")
 
 
 def check(spark: Any, spec: str, chosen: list[Csf], sql: dict[str, str]) -> None:

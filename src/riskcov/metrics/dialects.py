@@ -7,6 +7,8 @@ renderings (DuckDB, PostgreSQL, Spark). Constructs of DuckDB's dialect and their
 
 - rewritten for every other engine (`transform`): `isfinite(x)` -> `abs(x) <= max double`
   (NaN, +-inf and NULL fail it as in DuckDB); `HUGEINT` -> `DECIMAL(38, 0)`;
+- rewritten for Spark: `CAST(<number> AS DOUBLE)` -> `CAST('<number>' AS DOUBLE)` (see
+  `_double_literals`);
 - refused (REFUSED), because at least one target has no equivalent or it relies on row order:
   ordered aggregates (`fsum`, `sum(x ORDER BY ...)`, `list(x ORDER BY ...)`), `error()`,
   `* EXCLUDE` / `* REPLACE`, `AS MATERIALIZED`, `ASOF JOIN`, `COLUMNS(*)`, `arg_max`,
@@ -122,6 +124,21 @@ def _window_nulls(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _double_literals(node: exp.Expr) -> exp.Expr:
+    """Spark reads a number literal as a DECIMAL, and its conversion of a DECIMAL of more
+    digits than a long holds exactly to a double may round twice; a string is parsed once,
+    to the nearest double, as DuckDB parses the literal. So a number cast to DOUBLE is cast
+    from its text instead (the calibrators' coefficients are written so, with 17 digits)."""
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Literal)
+        and node.this.is_number
+        and node.to.is_type("double")
+    ):
+        node.this.replace(exp.Literal.string(node.this.this))
+    return node
+
+
 # the exact loss-sum types of the portable queries (cells.sql): a loss, a multiplicity
 EXACT_SUMS = ("DECIMAL(27, 18)", "DECIMAL(10, 0)")
 
@@ -143,7 +160,9 @@ def transform(tree: exp.Expr, dialect: str, integral: bool = False) -> exp.Expr:
         tree = tree.transform(_integral_sums)
     if dialect == "duckdb":
         return tree
-    rules = [_isfinite, _hugeint] + ([_window_nulls] if dialect == "bigquery" else [])
+    rules = [_isfinite, _hugeint]
+    rules += [_window_nulls] if dialect == "bigquery" else []
+    rules += [_double_literals] if dialect == "spark" else []
     for rule in rules:
         tree = tree.transform(rule)
     return tree
