@@ -16,6 +16,8 @@ def test_local_master_gets_a_driver_heap_sized_from_the_machine(monkeypatch: pyt
     got = spark_session.settings("local[2]", {}, None)
     assert got["spark.driver.memory"] == "7g" and got["spark.ui.enabled"] == "false"
     assert got["spark.sql.session.timeZone"] == "UTC"
+    # the driver's WARNs name what riskcov does on purpose (docs/spark.md): ERROR and above only
+    assert got["spark.log.level"] == "ERROR"
     # the cells broadcast to the weights, so the join keeps their partitioning by replicate
     assert got["spark.sql.autoBroadcastJoinThreshold"] == "64m"
     # a local Connect server (SPARK_REMOTE=local[2]) starts with them too
@@ -32,7 +34,7 @@ def test_cluster_gets_no_heap_and_connect_session_settings_only() -> None:
     assert set(spark_session.settings(None, {}, "sc://host:15002")) == session_only
     # a cluster's master without Connect: also no progress bar on stderr, its own UI and heap
     got = spark_session.settings("spark://host:7077", {}, None)
-    assert set(got) == session_only | {"spark.ui.showConsoleProgress"}
+    assert set(got) == session_only | {"spark.ui.showConsoleProgress", "spark.log.level"}
     # a cluster keeps its own broadcast threshold (sized for its executors, not this machine)
     assert "spark.sql.autoBroadcastJoinThreshold" not in got
 

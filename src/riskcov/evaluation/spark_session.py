@@ -36,8 +36,10 @@ def settings(master: str | None, conf: dict[str, str], remote: str | None) -> di
         "spark.sql.shuffle.partitions": "8",
     }
     target = remote or master or "local[*]"
-    if not remote or target.startswith("local"):  # a Spark setting, not a session's
-        out["spark.ui.showConsoleProgress"] = "false"
+    if not remote or target.startswith("local"):  # Spark settings, not a session's
+        # the driver's log at ERROR: its WARNs name what riskcov does on purpose (a window
+        # without partitions numbers the clusters, released checkpoints cannot be recomputed)
+        out |= {"spark.ui.showConsoleProgress": "false", "spark.log.level": "ERROR"}
     if target.startswith("local"):
         # the cells (a row per cluster, series and confidence) joined to the weights by
         # broadcast, so the join keeps the weights' partitioning by replicate (spark_engine)
