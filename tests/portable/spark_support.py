@@ -29,10 +29,17 @@ def close(a: Any, b: Any, path: str, out: list[str]) -> None:
         out.append(f"{path}: duckdb {a} spark {b}")
 
 
-def samples_parquet(path: Path, rng: Any, n: int, losses: list[float], method: str = "m") -> None:
+def samples_parquet(
+    path: Path,
+    rng: Any,
+    n: int,
+    losses: list[float],
+    method: str = "m",
+    prob: list[float | None] | None = None,
+) -> None:
     """A per-sample Parquet file: ties, abstentions, two score columns, text clusters (so their
     order is text order: c10 before c2), two methods (the evaluation picks one), labels (the
-    class-balanced areas)."""
+    class-balanced areas); with `prob`, a prob column of those values in turn."""
     con = duckdb.connect()
     cols = {
         "sample_id": list(range(n)),
@@ -50,10 +57,12 @@ def samples_parquet(path: Path, rng: Any, n: int, losses: list[float], method: s
         "unnest($m::DOUBLE[]) AS confidence_msp, unnest($l::DOUBLE[]) AS loss, "
         "unnest($a::BOOLEAN[]) AS abstained, unnest($k::VARCHAR[]) AS cluster, "
         "unnest($e::VARCHAR[]) AS method, unnest($y::BIGINT[]) AS label, "
-        f"unnest($p::BIGINT[]) AS prediction) TO '{path}' (FORMAT parquet)",
+        "unnest($p::BIGINT[]) AS prediction"
+        + ("" if prob is None else ", unnest($q::DOUBLE[]) AS prob")
+        + f") TO '{path}' (FORMAT parquet)",
         {"s": cols["sample_id"], "c": cols["confidence"], "m": cols["confidence_msp"], "l": cols["loss"],
          "a": cols["abstained"], "k": cols["cluster"], "e": cols["method"], "y": cols["label"],
-         "p": cols["prediction"]},
+         "p": cols["prediction"]} | ({} if prob is None else {"q": [prob[i % len(prob)] for i in range(n)]}),
     )  # fmt: skip
 
 

@@ -5,7 +5,8 @@ name) and `prob` (scoring/calibration/to_sql.py), chosen exactly as for an inges
 (scoring.choose.choose_samples); here sqlglot renders it for Spark over the input's own columns,
 so nothing is fitted or computed outside Spark. Temperature scaling, Platt and logistic
 calibrators are arithmetic, exp and ln; an isotonic one is refused (its SQL uses DuckDB's list
-functions and lambdas).
+functions and lambdas). Also the calibration of the input's own `prob` (ECE, NLL, Brier), by the
+portable twin of the macro the warehouse's view computes it with.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sqlglot import exp
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation.options import Options
 from riskcov.formats.per_sample.column_checks import Plan
-from riskcov.metrics import dialects
+from riskcov.metrics import dialects, portable
 from riskcov.scoring import csf
 from riskcov.scoring.choose import Choice, choose_samples
 from riskcov.scoring.csf import Csf
@@ -83,3 +84,29 @@ def check(spark: Any, spec: str, chosen: list[Csf], sql: dict[str, str]) -> None
                 f"{spec}: sample {row[0]}: --confidence {c.name} has no value (a feature is null: "
                 f"{', '.join(c.required)}; {row[1]} sample(s))"
             )
+
+
+# the bins of an experiment's ECE, as the warehouse's view v_prob_calibration takes them
+ECE_BINS = 10
+
+
+def prob_calibration(spark: Any, columns: list[str]) -> dict[str, Any] | None:
+    """`inputs[].calibration` of the chosen experiment (riskcov_chosen; docs/metrics.md): ECE,
+    NLL and Brier of its `prob` over its predicted samples that have one, when some do and every
+    predicted sample's loss is 0 or 1 (as the warehouse's v_prob_samples decides); else None."""
+    if PROB not in columns:
+        return None
+    with_prob, other_losses = spark.sql(
+        "SELECT count(prob), sum(CASE WHEN loss = 0 OR loss = 1 THEN 0 ELSE 1 END) "
+        "FROM riskcov_chosen WHERE NOT abstained"
+    ).collect()[0]
+    if not with_prob or other_losses:
+        return None
+    relations = {
+        "probabilities": "SELECT 0 AS series, CAST(prob AS DOUBLE) AS prob, "
+        "CAST(1 - loss AS INTEGER) AS correct FROM riskcov_chosen WHERE NOT abstained AND prob IS NOT NULL",
+        "bins": f"SELECT {ECE_BINS} AS n_bins",
+    }
+    row = spark.sql(portable.render("prob_calibration", "spark", relations)).collect()[0]
+    return {"n": int(row["n"]), "ece": float(row["ece"]), "nll": float(row["nll"]),
+            "brier": float(row["brier"]), "n_bins": int(row["n_bins"])}  # fmt: skip

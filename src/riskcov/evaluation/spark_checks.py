@@ -148,6 +148,8 @@ def _checks(plan: Plan, has: set[str]) -> list[tuple[str, str, str]]:
     if plan.loss_source == "loss":
         out.append(("loss", "loss IS NULL", "value is null"))
         out.append(("loss", f"NOT (loss >= 0 AND {finite.format('loss')})", "not a finite number >= 0"))
+    if "prob" in has:  # NULL is allowed (no probability); NaN fails both comparisons' conjunction
+        out.append(("prob", "prob IS NOT NULL AND NOT (prob >= 0 AND prob <= 1)", "not a number in [0, 1]"))
     for s in plan.csfs.values():
         c = f"`{s.name}`"
         out.append(

@@ -139,7 +139,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, opts: Options) -> dict[str, Any]:
         "sha256": None,
         "experiment_id": None,
         **fields,
-        "calibration": None,
+        "calibration": spark_calibrated.prob_calibration(spark, df.columns),
         "read_by": "spark",
         "fingerprint": fingerprint,
     }

@@ -36,6 +36,8 @@ INPUTS = {
     "targets": ("c",),
     "grouped": ("series", "confidence", "grp"),
     "thresholds": ("series", "alpha", "threshold"),
+    "probabilities": ("series", "prob", "correct"),
+    "bins": ("n_bins",),
 }
 # what `riskcov sql --metric` offers: the queries a user runs (the others are their parts)
 METRICS = (
