@@ -17,7 +17,6 @@ from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one, single_threaded
 
-ESTIMATORS = ("plateau-trapezoid", "item-step", "item-trapezoid")
 # rc_summary's columns kept per series and replicate
 SUMMARY = (
     "cmax",
