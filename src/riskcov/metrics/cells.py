@@ -97,7 +97,7 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int], *, allowed: bo
     with registered(con, "_draw_order", positions) as draw_order:
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {TABLE} AS FROM rc_cumulative_cells("
-            f"'eval_cells', '{draw_order}', 'eval_series', $k_base, $l_base)",
+            f"'eval_cells', '{draw_order}', 'eval_series', 'eval_people', $k_base, $l_base)",
             {"k_base": chosen.k_base, "l_base": chosen.l_base},
         )
     return chosen
@@ -123,8 +123,8 @@ def weights(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[str, np.ndarray[A
 
 
 def points(con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, Any]) -> None:
-    """TEMP TABLE eval_points of the replicates in `samples` (eval_totals holds their totals,
-    every block exact), from TABLE: rc_cell_points' rows without k_total, as engine.POINTS_SQL
+    """TEMP TABLE eval_points of the replicates in `samples` (every block exact, as eval_totals
+    says), from TABLE: rc_cell_points' rows without k_total, as engine.POINTS_SQL
     stores them. On one thread: rc_cell_points streams its rows in the order it checks. Each
     replicate's list of multiplicities is built from its row's columns (list_value), not
     aggregated from one row per participant: an ordered list aggregate sorted every group."""
@@ -133,7 +133,6 @@ def points(con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, 
         con.execute(
             "CREATE OR REPLACE TEMP TABLE eval_points AS "
             f"WITH w AS (SELECT replicate, list_value({m}) AS m FROM {dense}) "
-            f"SELECT * EXCLUDE (k_total) FROM rc_cell_points('{TABLE}', 'w', 'eval_totals', 'eval_series', "
-            "$k_base, $l_base)",
+            f"SELECT * EXCLUDE (k_total) FROM rc_cell_points('{TABLE}', 'w', $k_base, $l_base)",
             {"k_base": plan.k_base, "l_base": plan.l_base},
         )
