@@ -222,10 +222,10 @@ def packing_unit(k_total: int, largest_loss: float | None) -> int | None:
 
     >>> packing_unit(1_000_000, 1.0), packing_unit(3, 0.0), packing_unit(4, 2.0)
     (1048576, 1, 16)
-    >>> packing_unit(2**33, 1.0), packing_unit(10, None)
-    (None, None)
+    >>> packing_unit(2**33, 1.0), packing_unit(10, None), packing_unit(10, 0.5)
+    (None, None, None)
     """
-    if largest_loss is None or largest_loss < 0:
+    if largest_loss is None or largest_loss < 0 or largest_loss != int(largest_loss):
         return None
     unit = 1 << (k_total * int(largest_loss)).bit_length()
     return unit if (k_total + 1) * unit <= PACKED_LIMIT else None
