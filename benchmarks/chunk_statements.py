@@ -91,7 +91,7 @@ class _Connection:
 
 
 def _instrument(chunk: int) -> None:
-    engine.plan_chunks = lambda con, b: (chunk, 1)  # type: ignore[assignment]
+    engine.plan_chunks = lambda con, b: (chunk, 1, 0)  # type: ignore[assignment]
     for module in (engine, balanced, cost_curves):
         work = module.compute
 

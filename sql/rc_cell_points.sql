@@ -2,14 +2,16 @@
 -- (metrics/cells.py): the same rows as rc_running_exact over rc_plateaus, from the cumulative
 -- cells built once. `cumulative` names rc_cumulative_cells (one row of lists, packed with k_base
 -- and l_base), `weights` a relation (replicate, m DOUBLE[]: each participant's multiplicity in
--- draw order), `totals` rc_totals of the same replicates, every block exact, `series_info`
--- rc_series(scored). A plateau's packed inner product with m holds the replicate's k_cum, l_cum
--- and the same sums at the plateau before (exact: integer sums below 2^53); a plateau no drawn
--- participant predicts at adds no item (k = 0) and is no working point. A skipped plateau adds
--- no loss either, so the point before a point is the series' plateau before it: no window.
--- A replicate's totals come as lists in series_no order, one row per replicate, one element
--- per series of `series_info` (NULL where the replicate draws no one of the series' population:
--- then the series has no points in it either).
+-- draw order), every block of the replicates exact (rc_totals). A plateau's packed inner product
+-- with m holds the replicate's k_cum, l_cum and the same sums at the plateau before (exact:
+-- integer sums below 2^53); a plateau no drawn participant predicts at adds no item (k = 0) and
+-- is no working point. A skipped plateau adds no loss either, so the point before a point is
+-- the series' plateau before it: no window.
+-- A replicate's totals n_total and k_total, as rc_totals_of sums them, are inner products of m
+-- with each series' item and predicted-item counts (exact integers, as above): lists in
+-- series_no order, one row per replicate, without a join or an ordered aggregate per replicate
+-- (0 where the replicate draws no one of the series' population: then the series has no
+-- points in it either).
 -- Order: the points come in (replicate, series, plateau) order, every block (series,
 -- replicate) contiguous and in plateau order as the metric macros read them, with no sort:
 -- the replicates are sorted (a few rows), each is paired with the one row of lists, and
@@ -17,18 +19,13 @@
 -- that order is DuckDB's behaviour (a streaming pipeline with preserve_insertion_order), not
 -- a SQL guarantee, so each row checks it against the row before: rows out of order raise
 -- rather than give wrong points.
-CREATE OR REPLACE MACRO rc_cell_points(cumulative, weights, totals, series_info, k_base, l_base) AS TABLE
-WITH per_replicate AS (
-    SELECT w.replicate, list(t.n_total ORDER BY s.series) AS n_totals,
-           list(t.k_total ORDER BY s.series) AS k_totals, list(s.loss_scale ORDER BY s.series) AS scales
-    FROM (SELECT replicate FROM query_table(weights)) AS w
-    CROSS JOIN query_table(series_info) AS s
-    LEFT JOIN query_table(totals) AS t ON t.series = s.series AND t.replicate = w.replicate
-    GROUP BY w.replicate
-),
-weighted AS (
-    SELECT w.replicate, w.m, t.n_totals, t.k_totals, t.scales
-    FROM query_table(weights) AS w JOIN per_replicate AS t USING (replicate)
+CREATE OR REPLACE MACRO rc_cell_points(cumulative, weights, k_base, l_base) AS TABLE
+WITH weighted AS (
+    SELECT w.replicate, w.m,
+           list_transform(c.items, lambda v: CAST(list_inner_product(w.m, v) AS BIGINT)) AS n_totals,
+           list_transform(c.predicted, lambda v: CAST(list_inner_product(w.m, v) AS BIGINT)) AS k_totals,
+           c.loss_scale AS scales
+    FROM query_table(weights) AS w CROSS JOIN query_table(cumulative) AS c
     ORDER BY w.replicate
 ),
 cells AS (

@@ -7,6 +7,9 @@
 -- larger alphas in a second aggregate over at most one row per block and alpha. Joining every
 -- alpha a point satisfies grouped ~5 times as many rows (41 participants x `all`: 0.20 ->
 -- 0.13 CPU-s per 1,000 replicates); the same point is picked either way, so the same values.
+-- The blocks come from the same aggregate: a point that qualifies for no alpha joins no
+-- interval (LEFT JOIN) and lands in the group of alpha NULL, so its block keeps its rows without
+-- a second scan of the points.
 -- arg_max_null keeps a NULL coverage or threshold of the last point rather than skipping to
 -- an earlier point's. rc_coverage_at_risk is one alpha of it (rc_coverage_at_risk.sql).
 CREATE OR REPLACE MACRO rc_coverage_at_risks(points, alphas) AS TABLE
@@ -16,17 +19,20 @@ WITH grid AS (
                     CAST('-infinity' AS DOUBLE)) AS lo
     FROM (SELECT DISTINCT CAST(unnest(alphas) AS DOUBLE) AS alpha)
 ),
-blocks AS (
-    SELECT DISTINCT series, replicate FROM query_table(points)
-),
-last_in_interval AS (
+intervals AS (
     SELECT p.series, p.replicate, g.alpha, max(p.plateau) AS plateau,
            arg_max_null(p.coverage, p.plateau) AS coverage,
            arg_max_null(p.selective_risk, p.plateau) AS risk,
            arg_max_null(p.threshold, p.plateau) AS threshold
     FROM query_table(points) AS p
-    JOIN grid AS g ON p.selective_risk <= g.alpha AND p.selective_risk >= g.lo
+    LEFT JOIN grid AS g ON p.selective_risk <= g.alpha AND p.selective_risk >= g.lo
     GROUP BY p.series, p.replicate, g.alpha
+),
+blocks AS (
+    SELECT DISTINCT series, replicate FROM intervals
+),
+last_in_interval AS (
+    FROM intervals WHERE alpha IS NOT NULL
 ),
 qualifying AS (
     SELECT i.series, i.replicate, g.alpha,

@@ -12,13 +12,27 @@
 -- reach). A sum of multiplicity x packed value is then a sum of integers below 2^53, exact in
 -- any order, whose fields are the weighted sums of the fields, with no carry between them.
 -- series_no: the series' position among rc_series' series (1, 2, ...), which rc_cell_points
--- uses to read the replicate's totals.
+-- uses to read the replicate's totals. `people` names rc_people(scored): a replicate's totals
+-- are inner products too, of its multiplicities with each series' per-participant item and
+-- predicted-item counts (its population's, as rc_totals_of sums them).
 -- Out: one row of lists, one element per (series, plateau) in (series, plateau) order: series,
--- series_no, plateau, threshold and packed (a DOUBLE[] per element), and their count n. One row,
--- so that rc_cell_points unnests them per replicate in that order.
-CREATE OR REPLACE MACRO rc_cumulative_cells(cells, draw_order, series_info, k_base, l_base) AS TABLE
+-- series_no, plateau, threshold and packed (a DOUBLE[] per element), and their count n; and one
+-- element per series in series_no order: items and predicted (a DOUBLE[] over the participants
+-- in draw order each) and loss_scale. One row, so that rc_cell_points unnests them per
+-- replicate in that order.
+CREATE OR REPLACE MACRO rc_cumulative_cells(cells, draw_order, series_info, people, k_base, l_base) AS TABLE
 WITH numbered AS (
-    SELECT series, row_number() OVER (ORDER BY series) AS series_no FROM query_table(series_info)
+    SELECT series, population, loss_scale, row_number() OVER (ORDER BY series) AS series_no
+    FROM query_table(series_info)
+),
+counts AS (
+    SELECT n.series_no, any_value(n.loss_scale) AS loss_scale,
+           list(CAST(coalesce(p.n_items, 0) AS DOUBLE) ORDER BY d.position) AS items,
+           list(CAST(coalesce(p.n_pred, 0) AS DOUBLE) ORDER BY d.position) AS predicted
+    FROM numbered AS n
+    CROSS JOIN query_table(draw_order) AS d
+    LEFT JOIN query_table(people) AS p ON p.population = n.population AND p.participant_id = d.participant_id
+    GROUP BY n.series_no
 ),
 plateaus AS (
     SELECT series, plateau, any_value(confidence) AS threshold
@@ -50,5 +64,8 @@ SELECT list(series ORDER BY series, plateau) AS series,
        list(plateau ORDER BY series, plateau) AS plateau,
        list(threshold ORDER BY series, plateau) AS threshold,
        list(packed ORDER BY series, plateau) AS packed,
-       count(*) AS n
+       count(*) AS n,
+       (SELECT list(items ORDER BY series_no) FROM counts) AS items,
+       (SELECT list(predicted ORDER BY series_no) FROM counts) AS predicted,
+       (SELECT list(loss_scale ORDER BY series_no) FROM counts) AS loss_scale
 FROM packed;

@@ -8,12 +8,13 @@
 -- loss_scale are the block's rc_totals. The same points, bit for bit, as rc_running_exact over
 -- rc_plateaus: every sum is of integer-valued doubles below 2^53 (`evaluate` takes this path
 -- only when rc_totals says `exact`), so it is exact in any grouping, and a point is its
--- plateau's last cell.
--- Order: the running sums and lead/lag have no ORDER BY, so they follow the rows as scanned:
+-- plateau's last cell (rc_stream_points). rc_running_stream_packed gives the same points from
+-- one running sum where the two fit in one double.
+-- Order: the running sums and lead have no ORDER BY, so they follow the rows as scanned:
 -- DuckDB scans a table in insertion order on one thread with preserve_insertion_order (the
 -- setting plateau_stream pins). That is documented behaviour, not a SQL guarantee, so each
--- row checks it against the next one's plateau: rows out of plateau order raise an error
--- rather than give wrong points (the lead is needed anyway to find each plateau's last cell).
+-- row checks it against the next one's plateau (rc_stream_points): rows out of plateau order
+-- raise an error rather than give wrong points.
 CREATE OR REPLACE MACRO rc_running_stream(cells, n_total, k_total, loss_scale) AS TABLE
 WITH running AS (
     SELECT series, replicate, plateau, threshold,
@@ -21,19 +22,5 @@ WITH running AS (
            sum(l) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS l_cum,
            lead(plateau) OVER () AS next_plateau
     FROM query_table(cells)
-),
-ends AS (
-    SELECT series, replicate, plateau, threshold, k_cum, l_cum
-    FROM running
-    WHERE CASE WHEN next_plateau < plateau
-                   THEN error('rc_running_stream: cells out of plateau order')
-               ELSE next_plateau IS DISTINCT FROM plateau END
-),
-points AS (
-    SELECT series, replicate, plateau, threshold,
-           k_cum - coalesce(lag(k_cum) OVER (), 0.0) AS k, k_cum, l_cum,
-           coalesce(lag(l_cum) OVER (), 0.0) AS l_prev,
-           n_total AS n_total, k_total AS k_total, loss_scale AS loss_scale
-    FROM ends
 )
-FROM rc_point_columns('points');
+FROM rc_stream_points('running', n_total, k_total, loss_scale);

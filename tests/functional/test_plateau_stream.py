@@ -17,7 +17,7 @@ import pytest
 from riskcov.evaluation import run as evaluate
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.metrics import engine, plateau_stream
-from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_SQL, WEIGHTED_SQL
+from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_PACKED, STREAM_TWO_SUMS, WEIGHTED_SQL
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
 
@@ -50,8 +50,8 @@ def _artifact(wh: Path, opts: evaluate.Options, *, stream: bool, monkeypatch: An
     return json.dumps(art, sort_keys=True)
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, workers):
+@pytest.mark.parametrize(("workers", "packed"), [(1, True), (2, True), (1, False)])
+def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, workers, packed):
     _write_samples(tmp_path / "run.parquet")
     wh = tmp_path / "w.duckdb"
     assert run_cli(["ingest", tmp_path / "run.parquet", "--warehouse", wh]).exit_code == 0
@@ -72,6 +72,8 @@ def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, work
         chunked_sums.append((query, list(weights)))
         per_replicate(con, into, query, terms, weights, rows)
 
+    if not packed:  # the two running sums, as where the packed one could pass 2^53
+        monkeypatch.setattr(plateau_stream, "packing_unit", lambda k_total, largest: None)
     monkeypatch.setattr(plateau_stream, "_insert", spy)
     monkeypatch.setattr(plateau_stream, "_per_replicate", spy_sums)
     loaded: list[int] = []  # the first replicate of each chunk whose sample rows were stored
@@ -87,8 +89,9 @@ def test_per_sample_stream_is_bit_identical(tmp_path, run_cli, monkeypatch, work
     # the stream weights its stored rows itself: eval_samples only for replicate 0's curves
     assert loaded == [0]
     # both shapes and the sums without a join ran, for every replicate: 0..60; the stream
-    # one query per replicate, the sums over participants and plateaus one per chunk of 25
-    assert taken.count(STREAM_SQL) == 61
+    # one query per replicate (one packed running sum for these 0/1 losses, unless refused),
+    # the sums over participants and plateaus one per chunk of 25
+    assert taken.count(STREAM_PACKED if packed else STREAM_TWO_SUMS) == 61
     for query in (GROUP_SQL, WEIGHTED_SQL, RUNS_SQL):
         chunks = [replicates for q, replicates in chunked_sums if q == query]
         assert sorted(r for c in chunks for r in c) == list(range(61))

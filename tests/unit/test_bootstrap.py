@@ -28,16 +28,37 @@ def _weights(participants: list[int], b: int, seed: int, chunk: int | list[int])
     seed=st.integers(0, 2**32 - 1),
     chunk=st.integers(1, 40),
     workers=st.integers(1, 3),
+    lead=st.integers(0, 50),
 )
-def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk, workers):
+def test_chunked_rows_equal_one_randint_matrix(p, b, seed, chunk, workers, lead):
     participants = sorted(np.random.RandomState(p).choice(10_000, p, replace=False).tolist())
     draws = np.random.RandomState(seed).randint(0, p, size=(b, p))
     expected = np.zeros((b + 1, p), dtype=np.int64)
     expected[0] = 1
     for r in range(b):
         expected[r + 1] = np.bincount(draws[r], minlength=p)
-    sizes = chunk if workers == 1 else chunk_sizes(b, chunk, workers)  # a list: the planner's chunks
+    sizes = chunk if workers == 1 else chunk_sizes(b, chunk, workers, lead)  # a list: the planner's chunks
     assert (_weights(participants, b, seed, sizes) == expected).all()
+
+
+@given(
+    b=st.integers(1, 50_000),
+    chunk=st.integers(1, 30_000),
+    workers=st.integers(2, 4),
+    lead=st.integers(0, 5_000),
+)
+def test_the_first_chunk_leads_by_at_most_half_in_one_round(b, chunk, workers, lead):
+    """Every replicate in exactly one chunk, every chunk non-empty; with one round of chunks the
+    first (replicate 0's) gives min(lead, half of it) to the others, spread evenly."""
+    plain, led = chunk_sizes(b, chunk, workers), chunk_sizes(b, chunk, workers, lead)
+    assert sum(led) == b and min(led) >= 1 and len(led) == len(plain)
+    if chunk * workers >= b and len(plain) > 1:
+        given = min(lead, plain[0] // 2)
+        assert led[0] == plain[0] - given
+        extra = [x - y for x, y in zip(led[1:], plain[1:], strict=True)]
+        assert sum(extra) == given and max(extra) - min(extra) <= 1
+    else:
+        assert led == plain
 
 
 @settings(max_examples=examples(30), deadline=None)

@@ -80,6 +80,7 @@ def _load(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], weights: 
     con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)
     con.execute("CREATE OR REPLACE TABLE cells AS FROM rc_cells('scored')")
     con.execute("CREATE OR REPLACE TABLE series_info AS FROM rc_series('scored')")
+    con.execute("CREATE OR REPLACE TABLE people AS FROM rc_people('scored')")
     con.execute("CREATE OR REPLACE TABLE totals AS FROM rc_totals('scored', 'samples')")
     con.execute(
         "CREATE OR REPLACE TABLE draw_order AS SELECT participant_id, "
@@ -97,13 +98,13 @@ def _load(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], weights: 
 def _points(con: duckdb.DuckDBPyConnection, bases: tuple[int, int]) -> list[tuple[Any, ...]]:
     con.execute(
         "CREATE OR REPLACE TABLE cumulative AS "
-        "FROM rc_cumulative_cells('cells', 'draw_order', 'series_info', $k, $l)",
+        "FROM rc_cumulative_cells('cells', 'draw_order', 'series_info', 'people', $k, $l)",
         {"k": float(bases[0]), "l": float(bases[1])},
     )
     return con.execute(
         "SELECT replicate, series, plateau, k_cum, l_cum, coverage, selective_risk, "
         "selective_risk_prev, k_total "
-        "FROM rc_cell_points('cumulative', 'weights', 'totals', 'series_info', $k, $l)",
+        "FROM rc_cell_points('cumulative', 'weights', $k, $l)",
         {"k": float(bases[0]), "l": float(bases[1])},
     ).fetchall()
 
@@ -150,7 +151,7 @@ def test_the_same_points_as_the_chunked_macros(con):
         "generalized_risk, coverage_prev, selective_risk_prev, generalized_risk_prev, coverage_last"
     )
     mine = con.execute(
-        f"SELECT {columns} FROM rc_cell_points('cumulative', 'weights', 'totals', 'series_info', $k, $l) "
+        f"SELECT {columns} FROM rc_cell_points('cumulative', 'weights', $k, $l) "
         "ORDER BY series, replicate, plateau",
         {"k": float(bases[0]), "l": float(bases[1])},
     ).fetchall()
@@ -167,9 +168,7 @@ def test_rows_out_of_plateau_order_raise(con):
     _points(con, (4, 4))
     con.execute("UPDATE cumulative SET plateau = list_reverse(plateau)")  # lists no longer in plateau order
     with pytest.raises(duckdb.Error, match="rows out of plateau order"):
-        con.execute(
-            "FROM rc_cell_points('cumulative', 'weights', 'totals', 'series_info', 4.0, 4.0)"
-        ).fetchall()
+        con.execute("FROM rc_cell_points('cumulative', 'weights', 4.0, 4.0)").fetchall()
 
 
 def test_a_replicate_drawing_no_one_of_a_population(con):
@@ -181,7 +180,7 @@ def test_a_replicate_drawing_no_one_of_a_population(con):
     _points(con, (16, 32))
     columns = "series, replicate, plateau, k_cum, l_cum, n_total, coverage, selective_risk, coverage_prev"
     mine = con.execute(
-        f"SELECT {columns} FROM rc_cell_points('cumulative', 'weights', 'totals', 'series_info', 16.0, 32.0) "
+        f"SELECT {columns} FROM rc_cell_points('cumulative', 'weights', 16.0, 32.0) "
         "ORDER BY series, replicate, plateau"
     ).fetchall()
     chunked = con.execute(

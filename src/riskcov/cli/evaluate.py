@@ -1,6 +1,9 @@
 """`riskcov evaluate`."""
 
+import importlib
 import os
+import threading
+from contextlib import suppress
 from pathlib import Path
 from typing import Annotated
 
@@ -86,8 +89,8 @@ def evaluate(
     # An evaluation multiplies no matrices: the OpenBLAS thread pool that numpy's import would
     # start only costs CPU (docs/performance.md, start-up). A setting of the user's stands.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from riskcov.evaluation.options import spark_settings
-    from riskcov.evaluation.run import Options, evaluate_and_store
+    pipeline = _import_beside("riskcov.evaluation.run")
+    from riskcov.evaluation.options import Options, spark_settings
 
     opts = Options(
         inputs=inputs or [],
@@ -117,6 +120,9 @@ def evaluate(
         open_warehouse(warehouse) as con,
         stderr_bar(opts.bootstrap_resamples >= 1000, "bootstrap", opts.bootstrap_resamples) as update,
     ):
+        pipeline.join()
+        from riskcov.evaluation.run import evaluate_and_store  # an import that failed there fails here
+
         progress = (lambda done, total: update(completed=done)) if update else None
         result = evaluate_and_store(con, opts, output, warehouse, progress)
     for name, why in result.skipped.items():
@@ -129,3 +135,18 @@ def evaluate(
         from riskcov.report import summary
 
         summary.show(result.artifact, str(result.path))
+
+
+def _import_beside(module: str) -> threading.Thread:
+    """Import `module` on a thread, started now: the pipeline's imports (numpy's most of all) run
+    while the warehouse opens, as DuckDB releases the GIL while it opens the file and runs the
+    preparation's statements (docs/performance.md, start-up). The caller joins it and imports
+    the module again, which raises whatever the thread's import raised."""
+    thread = threading.Thread(target=_quietly_import, args=(module,), name="riskcov-import", daemon=True)
+    thread.start()
+    return thread
+
+
+def _quietly_import(module: str) -> None:
+    with suppress(BaseException):  # raised again by the caller's own import
+        importlib.import_module(module)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from riskcov.errors import UsageError
 from riskcov.metrics.budgets import refuse_outside
-from riskcov.metrics.engine import ESTIMATORS
+from riskcov.metrics.estimators import ESTIMATORS
 from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
 from riskcov.report.keys import grid_key
 

@@ -234,7 +234,7 @@ def _compute_all(
 ) -> engine.Results:
     """Metrics for replicate 0..B, replicate chunks sized to bound memory, on several
     connections at once when they are worth it (metrics/chunks.py)."""
-    chunk, workers = engine.plan_chunks(con, b)
+    chunk, workers, lead = engine.plan_chunks(con, b)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
     stream = plateau_stream.plan(con, participants)  # None: the chunked path's sort per chunk
     # few clusters: cumulative cells, or None (docs/performance.md, the shape rule)
@@ -276,7 +276,7 @@ def _compute_all(
         # held, so each connection would keep two chunks of points at its peak.
         cur.execute("DROP TABLE eval_points")
 
-    sizes = engine.chunk_sizes(b, chunk, workers)
+    sizes = engine.chunk_sizes(b, chunk, workers, lead)
     chunks.run(con, draw_chunks(participants, b, opts.seed, sizes), work, workers)
     engine.copy_aliases(series, total)
     return total

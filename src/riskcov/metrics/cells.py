@@ -97,7 +97,7 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int], *, allowed: bo
     with registered(con, "_draw_order", positions) as draw_order:
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {TABLE} AS FROM rc_cumulative_cells("
-            f"'eval_cells', '{draw_order}', 'eval_series', $k_base, $l_base)",
+            f"'eval_cells', '{draw_order}', 'eval_series', 'eval_people', $k_base, $l_base)",
             {"k_base": chosen.k_base, "l_base": chosen.l_base},
         )
     return chosen
@@ -105,31 +105,34 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int], *, allowed: bo
 
 def weights(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[str, np.ndarray[Any, Any]]:
     """Sample rows (replicate, participant_id, multiplicity) as bootstrap.sample_chunks yields
-    them, as one row per (replicate, participant in draw order) with its multiplicity (0 when
-    not drawn), replicates in their order."""
+    them, as one row per replicate, in their order, with one column m0, m1, ... per participant
+    in draw order: its multiplicity (0 when not drawn).
+
+    >>> plan = Plan(np.array([7, 9]), np.array([0, 1]), 4.0, 4.0)
+    >>> w = weights(plan, (np.array([0, 0, 1]), np.array([7, 9, 9]), np.array([1, 1, 2])))
+    >>> w["replicate"].tolist(), w["m0"].tolist(), w["m1"].tolist()
+    ([0, 1], [1.0, 0.0], [1.0, 2.0])
+    """
     rep, pid, mult = (np.asarray(a) for a in samples)
     replicates, row = np.unique(rep, return_inverse=True)
     p = len(plan.participants)
     position = plan.draw_order[np.searchsorted(plan.participants, pid, sorter=plan.draw_order)]
-    dense = np.zeros((len(replicates), p), dtype=np.float64)
-    dense[row, position] = mult
-    return {
-        "replicate": np.repeat(replicates.astype(np.int32), p),
-        "position": np.tile(np.arange(p, dtype=np.int32), len(replicates)),
-        "multiplicity": dense.ravel(),
-    }
+    dense = np.zeros((p, len(replicates)), dtype=np.float64)  # one contiguous row per column
+    dense[position, row] = mult
+    return {"replicate": replicates.astype(np.int32), **{f"m{j}": dense[j] for j in range(p)}}
 
 
 def points(con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, Any]) -> None:
-    """TEMP TABLE eval_points of the replicates in `samples` (eval_totals holds their totals,
-    every block exact), from TABLE: rc_cell_points' rows without k_total, as engine.POINTS_SQL
-    stores them. On one thread: rc_cell_points streams its rows in the order it checks."""
+    """TEMP TABLE eval_points of the replicates in `samples` (every block exact, as eval_totals
+    says), from TABLE: rc_cell_points' rows without k_total, as engine.POINTS_SQL
+    stores them. On one thread: rc_cell_points streams its rows in the order it checks. Each
+    replicate's list of multiplicities is built from its row's columns (list_value), not
+    aggregated from one row per participant: an ordered list aggregate sorted every group."""
+    m = ", ".join(f"m{j}" for j in range(len(plan.participants)))
     with registered(con, "_cell_weights", weights(plan, samples)) as dense, one_thread(con):
         con.execute(
             "CREATE OR REPLACE TEMP TABLE eval_points AS "
-            "WITH w AS (SELECT replicate, list(multiplicity ORDER BY position) AS m "
-            f"           FROM {dense} GROUP BY replicate) "
-            f"SELECT * EXCLUDE (k_total) FROM rc_cell_points('{TABLE}', 'w', 'eval_totals', 'eval_series', "
-            "$k_base, $l_base)",
+            f"WITH w AS (SELECT replicate, list_value({m}) AS m FROM {dense}) "
+            f"SELECT * EXCLUDE (k_total) FROM rc_cell_points('{TABLE}', 'w', $k_base, $l_base)",
             {"k_base": plan.k_base, "l_base": plan.l_base},
         )

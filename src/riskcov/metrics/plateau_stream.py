@@ -68,6 +68,7 @@ class Plan:
     participants: IntArray  # ids in draw order (bootstrap.Draws' columns)
     draw_order: IntArray  # argsort of participants
     streamed: list[tuple[int, Rows]]  # (series, its cells in eval_stream_cells)
+    largest_loss: dict[int, float | None]  # per streamed series, packing_unit's bound
     grouped: list[int]  # series summed per plateau, stored together in eval_group_cells
     grouped_cells: Rows  # eval_group_cells
     people: Rows  # eval_stream_people (rc_people)
@@ -116,7 +117,13 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int]) -> Plan | None
     group_cells = store("eval_group_cells", cells(grouped))
     people = store("eval_stream_people", "FROM eval_people ORDER BY population, participant_id")
     losses = store("eval_stream_losses", "FROM eval_losses ORDER BY population, participant_id, loss")
-    return Plan(ids, order, per_series, grouped, group_cells, people, losses)
+    largest = {
+        int(s): (float(high) if low >= 0 else None)
+        for s, low, high in con.execute(
+            "SELECT series, min(loss_sum), max(loss_sum) FROM eval_stream_cells GROUP BY series"
+        ).fetchall()
+    }
+    return Plan(ids, order, per_series, largest, grouped, group_cells, people, losses)
 
 
 def _draw_positions(ids: IntArray, order: IntArray, pid: IntArray) -> IntArray:
@@ -198,7 +205,32 @@ STREAM_SQL = """
         WHERE CASE WHEN w.participant_id <> c.participant_id THEN error($misaligned) ELSE w.w > 0 END
     )
     SELECT * EXCLUDE (k_total)
-    FROM rc_running_stream('cells', CAST($n_total AS BIGINT), CAST($k_total AS BIGINT), $loss_scale)"""
+    FROM {running}('cells', CAST($n_total AS BIGINT), CAST($k_total AS BIGINT), $loss_scale{unit})"""
+# the block's two running sums as one where packing_unit proves it exact (rc_running_stream_packed)
+STREAM_TWO_SUMS = STREAM_SQL.format(running="rc_running_stream", unit="")
+STREAM_PACKED = STREAM_SQL.format(running="rc_running_stream_packed", unit=", CAST($unit AS DOUBLE)")
+PACKED_LIMIT = 1 << 53  # every partial sum of the packed stream stays below it
+
+
+def packing_unit(k_total: int, largest_loss: float | None) -> int | None:
+    """rc_running_stream_packed's unit for a block of k_total covered items whose cells' raw
+    loss sums are integer-valued (plan() requires it) and within [0, largest_loss] (None: not
+    all >= 0). A block draws at most k_total cells (each predicts an item or more), so
+    0 <= l_cum <= k_total * largest_loss =: L at every point; the unit is the smallest power of
+    two above L, where every partial sum k_cum * unit + l_cum is an integer below 2^53; None
+    (two sums) where it would not be.
+
+    >>> packing_unit(1_000_000, 1.0), packing_unit(3, 0.0), packing_unit(4, 2.0)
+    (1048576, 1, 16)
+    >>> packing_unit(2**33, 1.0), packing_unit(10, None), packing_unit(10, 0.5)
+    (None, None, None)
+    """
+    if largest_loss is None or largest_loss < 0 or largest_loss != int(largest_loss):
+        return None
+    unit = 1 << (k_total * int(largest_loss)).bit_length()
+    return unit if (k_total + 1) * unit <= PACKED_LIMIT else None
+
+
 # a plateau's increments are its drawn cells' sums (stored cells predict: n_pred > 0, so k > 0
 # exactly when a replicate draws one of them); the offsets run in rc_running_exact's order
 GROUP_SQL = """
@@ -251,7 +283,7 @@ def points(con: duckdb.DuckDBPyConnection, plan: Plan, weights: dict[int, np.nda
     eval_totals says are exact), each (series, replicate) block contiguous and in plateau
     order, as the metric macros read them."""
     blocks = {
-        (int(s), int(r)): (int(n), int(k), scale)
+        (int(s), int(r)): (int(n), int(k), scale, packing_unit(int(k), plan.largest_loss.get(int(s))))
         for s, r, n, k, scale in con.execute(
             "SELECT series, replicate, n_total, k_total, loss_scale FROM eval_totals"
         ).fetchall()
@@ -260,16 +292,19 @@ def points(con: duckdb.DuckDBPyConnection, plan: Plan, weights: dict[int, np.nda
     # an empty block first: eval_points with the chunked path's column types
     empty = {"replicate": -1, "series": -1, "n_total": 1, "k_total": 1, "loss_scale": 1}
     none = np.zeros(0, dtype=np.int64)
-    _insert(con, "eval_points", STREAM_SQL, none, (none, none), empty, create=True)
+    _insert(con, "eval_points", STREAM_TWO_SUMS, none, (none, none), empty, create=True)
     if plan.grouped:  # every replicate's few plateaus at once
         _per_replicate(con, "INSERT INTO eval_points", GROUP_SQL, GROUP_TERMS, weights, plan.grouped_cells)
     for replicate, m in weights.items():
         for series, cells in plan.streamed:
-            n_total, k_total, scale = blocks[(series, replicate)]
+            n_total, k_total, scale, unit = blocks[(series, replicate)]
             if k_total:  # nothing predicted: the block has no points
                 params = {"replicate": replicate, "series": series, "n_total": n_total}
                 params.update(k_total=k_total, loss_scale=scale)
-                _insert(con, "eval_points", STREAM_SQL, m, cells, params)
+                query = STREAM_TWO_SUMS if unit is None else STREAM_PACKED
+                if unit is not None:
+                    params["unit"] = unit
+                _insert(con, "eval_points", query, m, cells, params)
 
 
 def _per_replicate(
