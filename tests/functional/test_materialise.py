@@ -237,11 +237,11 @@ def test_the_metrics_read_every_rounds_points_in_the_order_sorting_them_would_gi
 def test_every_csf_from_one_join_gives_the_rows_of_v_csf_confidences_bit_for_bit(
     warehouse_path, run_cli, shared_dir, tmp_path
 ):
-    """v_csf_columns (one join, a column pair per CSF) read back as rows by csf_columns.rows_sql
+    """internal.v_csf_columns (one join, a column pair per CSF) read back as rows by csf_columns.rows_sql
     equals v_csf_confidences (a join per CSF) for every base CSF and a user CSF: confidences
     compared by their bits, problems as text (missing signals, nulls, a user CSF's own)."""
     from riskcov.evaluation.prepared_warehouse import open_warehouse
-    from riskcov.warehouse.csf_columns import rows_sql
+    from riskcov.warehouse.csf_columns import COLUMNS_VIEW, rows_sql
 
     runs = shared_dir / "fixtures" / "runs"
     worked = json.loads((runs / "worked_example.json").read_text())
@@ -264,7 +264,7 @@ def test_every_csf_from_one_join_gives_the_rows_of_v_csf_confidences_bit_for_bit
         listed = con.execute("SELECT DISTINCT csf FROM v_csf_confidences ORDER BY csf").fetchall()
         csfs = [str(r[0]) for r in listed]
         expected = con.execute(f"SELECT {columns} FROM v_csf_confidences{order}").fetchall()
-        got = con.execute(f"SELECT {columns} FROM ({rows_sql('v_csf_columns', csfs)}){order}").fetchall()
+        got = con.execute(f"SELECT {columns} FROM ({rows_sql(COLUMNS_VIEW, csfs)}){order}").fetchall()
     assert "mine" in csfs and len(csfs) == 14
     assert len(expected) == 14 * (456 + 8)
     problems = {(r[1], r[7]) for r in expected if r[7] is not None}

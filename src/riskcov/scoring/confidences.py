@@ -1,9 +1,10 @@
 """The confidence relations the formats feed to `rc_scored` (sql/rc_scored.sql).
 
 PHQ-8 items are scored by a CSF's SQL over `item_signals`; the same expressions build the
-warehouse views `v_csf_confidences` (a row per item and CSF) and `v_csf_columns` (a row per
-item, a column pair per CSF: the metric tables score every CSF in one join of the items with
-their signals) and an evaluation's confidences, so a CSF is computed one way everywhere.
+warehouse views `v_csf_confidences` (a row per item and CSF) and `internal.v_csf_columns` (a
+row per item, a column pair per CSF: the metric tables score every CSF in one join of the
+items with their signals) and an evaluation's confidences, so a CSF is computed one way
+everywhere.
 Per-sample runs carry their scores as data (`v_sample_confidences`).
 """
 
@@ -44,7 +45,7 @@ def item_confidences_sql(csf: Csf, *, labels: str, where: str) -> str:
 def confidences_view_sql(user: Iterable[Csf] = ()) -> str:
     """The two CSF views, every base CSF and every stored user CSF on every item (items exist
     only for successful participants: ingest stores none for failed ones): `v_csf_confidences`,
-    a row per item and CSF, and `v_csf_columns`, a row per item with each CSF's confidence and
+    a row per item and CSF, and `internal.v_csf_columns`, a row per item with each CSF's confidence and
     problem as two columns (riskcov.warehouse.csf_columns names them), all from one join."""
     csfs = [*BASE.values(), *user]
     parts = [item_confidences_sql(c, labels=f"'{_quote(c.name)}' AS csf,", where="true") for c in csfs]

@@ -1,10 +1,10 @@
 """The warehouse's own point metrics and RC points: the tables `metrics` and `rc_points`
 (migration 0006), kept per experiment so that v_metrics / v_rc_points are scans.
 
-Rows are computed by the macros of `sql/` only (the items' CSFs from v_csf_columns, every CSF
-in one join (riskcov.warehouse.csf_columns), the samples' from warehouse_sample_confidences →
-warehouse_series →
-warehouse_scored → rc_totals_of → rc_points_once, each series sorted once, or rc_points when a
+Rows are computed by the macros of `sql/` only (the units under each CSF: the items' read
+from internal.v_csf_columns, every CSF in one join (riskcov.warehouse.csf_columns), the
+samples' from warehouse_sample_confidences; then warehouse_series → warehouse_scored →
+rc_totals_of → rc_points_once, each series sorted once, or rc_points when a
 block's losses are not integers, per round of a few CSFs, with rc_people once per
 population; then warehouse_metrics, i.e. rc_summary, once over every round's points, read
 back from `rc_points`), exactly as `evaluate --bootstrap-resamples 0`, on the experiments being
