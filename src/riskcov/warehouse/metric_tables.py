@@ -40,7 +40,6 @@ ROWS_PER_CHUNK = 4_000_000
 ITEM_CELLS_PER_JOIN = 16_000_000
 _TEMP = (
     "mat_item_csfs",
-    "mat_confidences",
     "mat_people",
     "mat_round_series",
     "mat_harmonic",
@@ -169,7 +168,10 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     parts = [rows_sql("mat_item_csfs", items)] if items else []
     if samples:
         parts.append(f"FROM warehouse_sample_confidences('mat_experiments', {listed})")
-    con.execute("CREATE OR REPLACE TEMP TABLE mat_confidences AS " + " UNION ALL ".join(parts))
+    # the items' rows are read from mat_item_csfs by the two statements that need them (a view:
+    # copying them was the dearer part); the samples' are computed once (a join of two tables)
+    kind = "TABLE" if samples else "VIEW"
+    con.execute(f"CREATE OR REPLACE TEMP {kind} mat_confidences AS " + " UNION ALL ".join(parts))
     # series keys go on from the last round's, so each round's rows follow the previous ones
     last = None if first else one(con.execute("SELECT max(series) FROM mat_series"))
     start = int(last[0]) + 1 if last and last[0] is not None else 1
@@ -181,7 +183,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     for name, query in steps:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
         if name == "mat_scored":
-            con.execute("DROP TABLE temp.mat_confidences")
+            con.execute(f"DROP {kind} temp.mat_confidences")
     _people(con, first=first)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE mat_totals AS "
