@@ -145,3 +145,43 @@ def test_a_run_id_taken_names_a_problem_of_the_file_first(shared_dir, tmp_path, 
     fine["run_metadata"]["note"] = "the same run_id, other content"
     conflict = _ingest(run_cli, batch_size, TINY, _write(tmp_path, fine, "c.json"), warehouse)
     assert "is already ingested from" in conflict.stderr
+
+
+def test_the_batches_are_stored_on_one_duckdb_thread_and_the_setting_is_restored(
+    shared_dir, tmp_path, monkeypatch
+):
+    """DuckDB runs on one thread while the batches are inserted (the decoding has the other
+    core), and on as many as before once the fill ends, here by a refusal in the second batch."""
+    from riskcov.errors import InputError
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
+
+    seen: list[str] = []
+    insert = store._insert
+
+    def spied(con: Any, *args: Any) -> None:
+        seen.append(str(con.execute("SELECT current_setting('threads')").fetchone()[0]))
+        insert(con, *args)
+
+    monkeypatch.setattr(store, "_insert", spied)
+    rows = typed.typed_rows((shared_dir / "fixtures" / "runs" / "public30.json").read_bytes()).rows[0]
+
+    def batches() -> Any:
+        yield rows
+        raise InputError("the second batch is refused")
+
+    with open_warehouse(tmp_path / "w.duckdb") as con:
+        con.execute("SET threads = 3")
+        con.execute("BEGIN")
+        con.execute(
+            "INSERT INTO runs (run_id, source_path, sha256, ingested_at, run_metadata, input_format, "
+            "riskcov_version) VALUES ('r', 'p', 's', now()::TIMESTAMP, '{}', 'x', 'v')"
+        )
+        con.execute(
+            "INSERT INTO experiments (experiment_id, run_id, experiment_index, item_names, score_min, "
+            "score_max, loss_kind) VALUES (1, 'r', 1, ['a'], 0, 3, 'abs_error')"
+        )
+        with pytest.raises(InputError, match="second batch"):
+            store.fill_batches(con, [1], [batches()])
+        assert seen == ["1"]
+        assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
+        con.execute("ROLLBACK")

@@ -140,6 +140,9 @@ def test_a_refresh_in_rounds_of_one_csf_stores_the_same_rows_as_one_round(
     whole = refreshed()
     monkeypatch.setattr(materialise, "ROWS_PER_CHUNK", 1)
     assert refreshed() == whole
+    # and each CSF's items scored by a join of their own (ITEM_CELLS_PER_JOIN), not all at once
+    monkeypatch.setattr(materialise, "ITEM_CELLS_PER_JOIN", 1)
+    assert refreshed() == whole
     assert whole["repeated points"] == [(0,)]
     assert len(whole["metrics"]) == 13 * 2 + 1 + 2  # PHQ-8: 13 CSFs x 2 losses; 1 + 2 per-sample
     assert {r[8] for r in whole["metrics"] if r[2] == 2} == {"confidence", "other"}  # csf of cont.csv
@@ -229,3 +232,42 @@ def test_the_metrics_read_every_rounds_points_in_the_order_sorting_them_would_gi
     monkeypatch.setattr(materialise, "ALL_POINTS_SQL", sorted_sql)
     assert refreshed() == joined
     assert len(joined) > 26  # the example's experiments beside the fixture's 13 CSFs x 2 losses
+
+
+def test_every_csf_from_one_join_gives_the_rows_of_v_csf_confidences_bit_for_bit(
+    warehouse_path, run_cli, shared_dir, tmp_path
+):
+    """internal.v_csf_columns (one join, a column pair per CSF) read back as rows by csf_columns.rows_sql
+    equals v_csf_confidences (a join per CSF) for every base CSF and a user CSF: confidences
+    compared by their bits, problems as text (missing signals, nulls, a user CSF's own)."""
+    from riskcov.evaluation.prepared_warehouse import open_warehouse
+    from riskcov.warehouse.csf_columns import COLUMNS_VIEW, rows_sql
+
+    runs = shared_dir / "fixtures" / "runs"
+    worked = json.loads((runs / "worked_example.json").read_text())
+    signals = worked["experiments"][0]["results"]["results"][0]["item_signals"]
+    signals["NoInterest"]["token_msp"] = None  # token_msp is null
+    del signals["Depressed"]["token_pe"]  # token_pe is missing
+    signals["Sleep"]["token_pe"] = -1.0  # token_pe: 1 / (1 + x) is infinite
+    (tmp_path / "worked.json").write_text(json.dumps(worked))
+    for path in (runs / "public30.json", tmp_path / "worked.json"):
+        assert run_cli(["ingest", path, "--warehouse", warehouse_path]).exit_code == 0
+    expr = "0.7 * token_msp + 0.3 * coalesce(retrieval_similarity_mean, 0)"
+    assert run_cli(["csf", "add", "mine", expr, "--warehouse", warehouse_path]).exit_code == 0
+    order = " ORDER BY csf, experiment_id, participant_id, item_index"
+    columns = "experiment_id, csf, participant_id, item_index, confidence, abstained, loss_raw, problem"
+
+    def bits(rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        return [tuple(v.hex() if isinstance(v, float) else v for v in r) for r in rows]
+
+    with open_warehouse(warehouse_path, read_only=True) as con:
+        listed = con.execute("SELECT DISTINCT csf FROM v_csf_confidences ORDER BY csf").fetchall()
+        csfs = [str(r[0]) for r in listed]
+        expected = con.execute(f"SELECT {columns} FROM v_csf_confidences{order}").fetchall()
+        got = con.execute(f"SELECT {columns} FROM ({rows_sql(COLUMNS_VIEW, csfs)}){order}").fetchall()
+    assert "mine" in csfs and len(csfs) == 14
+    assert len(expected) == 14 * (456 + 8)
+    problems = {(r[1], r[7]) for r in expected if r[7] is not None}
+    assert {("token_msp", "token_msp is null"), ("token_pe", "token_pe is missing")} <= problems
+    assert ("token_pe", "the confidence is inf, not a finite number") in problems
+    assert bits(got) == bits(expected)

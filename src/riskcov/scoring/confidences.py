@@ -1,8 +1,11 @@
 """The confidence relations the formats feed to `rc_scored` (sql/rc_scored.sql).
 
-PHQ-8 items are scored by a CSF's SQL over `item_signals`; the same SELECT builds the
-warehouse view `v_csf_confidences` and an evaluation's confidences, so a CSF is computed one
-way everywhere. Per-sample runs carry their scores as data (`v_sample_confidences`).
+PHQ-8 items are scored by a CSF's SQL over `item_signals`; the same expressions build the
+warehouse views `v_csf_confidences` (a row per item and CSF) and `internal.v_csf_columns` (a
+row per item, a column pair per CSF: the metric tables score every CSF in one join of the
+items with their signals) and an evaluation's confidences, so a CSF is computed one way
+everywhere.
+Per-sample runs carry their scores as data (`v_sample_confidences`).
 """
 
 from __future__ import annotations
@@ -10,6 +13,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from riskcov.scoring.csf import BASE, Csf
+from riskcov.warehouse.csf_columns import COLUMNS_VIEW, column_names
+
+# an item's unit columns besides its confidence and problem, and the join every CSF reads
+_ITEM_UNIT = "i.pred IS NULL AS abstained, CAST(abs(i.pred - i.gt) AS DOUBLE) AS loss_raw"
+_ITEM_JOIN = "items AS i LEFT JOIN item_signals AS s USING (experiment_id, participant_id, item_index)"
+
+
+def _confidence(csf: Csf) -> str:
+    return f"CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.expression} END"
+
+
+def _problem(csf: Csf) -> str:
+    return f"CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.problem_sql()} END"
 
 
 def item_confidences_sql(csf: Csf, *, labels: str, where: str) -> str:
@@ -21,21 +37,30 @@ def item_confidences_sql(csf: Csf, *, labels: str, where: str) -> str:
     """
     return (
         f"SELECT {labels} i.experiment_id, i.participant_id, i.item_index, i.pred, i.gt,"
-        f" CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.expression} END AS confidence,"
-        " i.pred IS NULL AS abstained, CAST(abs(i.pred - i.gt) AS DOUBLE) AS loss_raw,"
-        f" CASE WHEN i.pred IS NULL THEN NULL ELSE {csf.problem_sql()} END AS problem"
-        " FROM items AS i"
-        " LEFT JOIN item_signals AS s USING (experiment_id, participant_id, item_index)"
-        f" WHERE {where}"
+        f" {_confidence(csf)} AS confidence, {_ITEM_UNIT}, {_problem(csf)} AS problem"
+        f" FROM {_ITEM_JOIN} WHERE {where}"
     )
 
 
 def confidences_view_sql(user: Iterable[Csf] = ()) -> str:
-    """`v_csf_confidences`: every base CSF and every stored user CSF on every item (items exist
-    only for successful participants: ingest stores none for failed ones)."""
+    """The two CSF views, every base CSF and every stored user CSF on every item (items exist
+    only for successful participants: ingest stores none for failed ones): `v_csf_confidences`,
+    a row per item and CSF, and `internal.v_csf_columns`, a row per item with each CSF's confidence and
+    problem as two columns (riskcov.warehouse.csf_columns names them), all from one join."""
     csfs = [*BASE.values(), *user]
     parts = [item_confidences_sql(c, labels=f"'{_quote(c.name)}' AS csf,", where="true") for c in csfs]
-    return "CREATE OR REPLACE VIEW v_csf_confidences AS\n" + "\nUNION ALL\n".join(parts)
+    columns = []
+    for c in csfs:
+        confidence, problem = column_names(c.name)
+        columns += [f"{_confidence(c)} AS {confidence}", f"{_problem(c)} AS {problem}"]
+    return (
+        "CREATE OR REPLACE VIEW v_csf_confidences AS\n"
+        + "\nUNION ALL\n".join(parts)
+        + f";\nCREATE OR REPLACE VIEW {COLUMNS_VIEW} AS SELECT i.experiment_id, i.participant_id,"
+        + f" i.item_index, {_ITEM_UNIT},\n"
+        + ",\n".join(columns)
+        + f"\nFROM {_ITEM_JOIN}"
+    )
 
 
 def sample_confidences_sql(csf: str, *, labels: str, where: str) -> str:

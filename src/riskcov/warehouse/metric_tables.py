@@ -1,8 +1,10 @@
 """The warehouse's own point metrics and RC points: the tables `metrics` and `rc_points`
 (migration 0006), kept per experiment so that v_metrics / v_rc_points are scans.
 
-Rows are computed by the macros of `sql/` only (warehouse_confidences → warehouse_series →
-warehouse_scored → rc_totals_of → rc_points_once, each series sorted once, or rc_points when a
+Rows are computed by the macros of `sql/` only (the units under each CSF: the items' read
+from internal.v_csf_columns, every CSF in one join (riskcov.warehouse.csf_columns), the
+samples' from warehouse_sample_confidences; then warehouse_series → warehouse_scored →
+rc_totals_of → rc_points_once, each series sorted once, or rc_points when a
 block's losses are not integers, per round of a few CSFs, with rc_people once per
 population; then warehouse_metrics, i.e. rc_summary, once over every round's points, read
 back from `rc_points`), exactly as `evaluate --bootstrap-resamples 0`, on the experiments being
@@ -19,6 +21,7 @@ from collections.abc import Iterable
 
 import duckdb
 
+from riskcov.warehouse.csf_columns import columns_sql, rows_sql
 from riskcov.warehouse.duckdb_helpers import bounded_memory, memory_share, one, one_thread
 
 TABLES = ("metrics", "rc_points")
@@ -32,8 +35,11 @@ PROCESS_MEMORY_BYTES = 1536 * 2**20
 MEMORY_FLOOR_BYTES = 640 * 2**20
 # scored rows per round (units x CSFs x losses): bounds the memory of a large ingest
 ROWS_PER_CHUNK = 4_000_000
+# items x CSFs scored at once (a confidence and a problem column per CSF): every CSF of a
+# 100,000-participant run in one join of items with item_signals, bounded for larger ones
+ITEM_CELLS_PER_JOIN = 16_000_000
 _TEMP = (
-    "mat_confidences",
+    "mat_item_csfs",
     "mat_people",
     "mat_round_series",
     "mat_harmonic",
@@ -95,19 +101,33 @@ def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | Non
     )
     # a few CSFs at a time: the scored relation of a 100,000-participant run under every CSF
     # would hold ~20 M rows at once; each CSF's series are independent of the others'
-    csfs = _csfs(con)
+    item_csfs, sample_csfs = _csfs(con)
+    csfs = sorted(set(item_csfs) | set(sample_csfs))
     units = one(
         con.execute(
-            "SELECT (SELECT count(*) FROM items SEMI JOIN mat_experiments USING (experiment_id)) + "
+            "SELECT (SELECT count(*) FROM items SEMI JOIN mat_experiments USING (experiment_id)), "
             "(SELECT count(*) FROM samples SEMI JOIN mat_experiments USING (experiment_id))"
         )
     )
-    per_csf = 2 * int(units[0]) if units else 0  # two losses at most
+    items = int(units[0]) if units else 0
+    per_csf = 2 * (items + int(units[1])) if units else 0  # two losses at most
     # the point-estimate sample once per refresh, not once per macro of every round
     con.execute("CREATE OR REPLACE TEMP TABLE mat_units AS FROM warehouse_units('mat_experiments')")
     size = max(1, ROWS_PER_CHUNK // max(per_csf, 1))
+    per_join = max(size, ITEM_CELLS_PER_JOIN // max(items, 1))
+    held: set[str] = set()
     for start in range(0, len(csfs), size):
-        _some_csfs(con, csfs[start : start + size], first=start == 0)
+        some = csfs[start : start + size]
+        scored = [c for c in some if c in item_csfs]
+        if not held.issuperset(scored):
+            # the items under this round's CSFs and the next ones', every CSF in one join
+            group = [c for c in csfs[start:] if c in item_csfs][:per_join]
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE mat_item_csfs AS "
+                + columns_sql(group, f"experiment_id IN ({_id_list(ids)})")
+            )
+            held = set(group)
+        _some_csfs(con, scored, [c for c in some if c in sample_csfs], first=start == 0)
     if csfs:
         _metrics(con, ids)
     row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
@@ -117,8 +137,9 @@ def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | Non
     return int(row[0]) if row else 0
 
 
-def _csfs(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The CSFs of the experiments in TEMP TABLE mat_experiments, sorted. Every CSF of
+def _csfs(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
+    """The CSFs of the items and of the samples of the experiments in TEMP TABLE
+    mat_experiments, each sorted. Every CSF of
     v_csf_confidences scores every item, so one participant per experiment names them all;
     its ids as literals let the filter reach both sides of each CSF's join of items with
     item_signals (a semi join scanned item_signals whole for every CSF); v_sample_confidences
@@ -128,26 +149,29 @@ def _csfs(con: duckdb.DuckDBPyConnection) -> list[str]:
         "SEMI JOIN mat_experiments USING (experiment_id) GROUP BY experiment_id ORDER BY experiment_id"
     ).fetchall()
     one_each = " OR ".join(f"(experiment_id = {int(e)} AND participant_id = {int(p)})" for e, p in firsts)
-    return [
-        str(r[0])
-        for r in con.execute(
-            f"SELECT DISTINCT csf FROM (SELECT csf FROM v_csf_confidences WHERE {one_each or 'false'} "
-            "UNION ALL SELECT csf FROM sample_scores "
-            "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments)) ORDER BY csf"
-        ).fetchall()
-    ]
+    queries = (
+        f"SELECT DISTINCT csf FROM v_csf_confidences WHERE {one_each or 'false'} ORDER BY csf",
+        "SELECT DISTINCT csf FROM sample_scores "
+        "WHERE experiment_id IN (SELECT experiment_id FROM mat_experiments) ORDER BY csf",
+    )
+    items, samples = ([str(r[0]) for r in con.execute(q).fetchall()] for q in queries)
+    return items, samples
 
 
-def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) -> None:
-    """Insert the RC points of these CSFs for the experiments in TEMP TABLE mat_experiments and
+def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[str], *, first: bool) -> None:
+    """Insert the RC points of these CSFs (`items` scored in TEMP TABLE mat_item_csfs, the
+    score columns `samples`) for the experiments in TEMP TABLE mat_experiments and
     keep what the metrics need: the totals of every round (mat_all_totals), the series keys
     (mat_series) and one series' units per population (mat_oracle, all rc_oracle reads)."""
     # literals, not a parameter: the optimizer folds the test and prunes the other CSFs' branches
-    listed = "[" + ", ".join("'" + c.replace("'", "''") + "'" for c in csfs) + "]"
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE mat_confidences AS "
-        f"FROM warehouse_confidences('mat_experiments', {listed})"
-    )
+    listed = "[" + ", ".join("'" + c.replace("'", "''") + "'" for c in samples) + "]"
+    parts = [rows_sql("mat_item_csfs", items)] if items else []
+    if samples:
+        parts.append(f"FROM warehouse_sample_confidences('mat_experiments', {listed})")
+    # the items' rows are read from mat_item_csfs by the two statements that need them (a view:
+    # copying them was the dearer part); the samples' are computed once (a join of two tables)
+    kind = "TABLE" if samples else "VIEW"
+    con.execute(f"CREATE OR REPLACE TEMP {kind} mat_confidences AS " + " UNION ALL ".join(parts))
     # series keys go on from the last round's, so each round's rows follow the previous ones
     last = None if first else one(con.execute("SELECT max(series) FROM mat_series"))
     start = int(last[0]) + 1 if last and last[0] is not None else 1
@@ -159,7 +183,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, csfs: list[str], *, first: bool) 
     for name, query in steps:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
         if name == "mat_scored":
-            con.execute("DROP TABLE temp.mat_confidences")
+            con.execute(f"DROP {kind} temp.mat_confidences")
     _people(con, first=first)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE mat_totals AS "

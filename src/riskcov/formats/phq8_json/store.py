@@ -19,7 +19,7 @@ import numpy as np
 
 from riskcov.errors import InputError
 from riskcov.formats.phq8_json.validate import FLOATS, NULL_MASKED, SIGNALS
-from riskcov.warehouse.duckdb_helpers import one, registered
+from riskcov.warehouse.duckdb_helpers import one, one_thread, registered
 
 if TYPE_CHECKING:
     from riskcov.formats import Columns
@@ -43,8 +43,10 @@ def fill_batches(
     """Insert each experiment's batches of rows (in order) under its id: a batch is taken from
     its iterable (decoded, on this thread) while the one before is inserted on a worker thread.
     An exception from an iterable (or an insert) stops the fill once the insert under way has
-    ended; the caller's transaction then holds the batches stored so far (`delete_rows`)."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-store") as pool:
+    ended; the caller's transaction then holds the batches stored so far (`delete_rows`).
+    DuckDB works on one thread meanwhile: the decoding has the other core (two DuckDB threads
+    beside it cost more CPU and time: docs/performance.md#ingest)."""
+    with one_thread(con), ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-store") as pool:
         pending: Future[None] | None = None
         for eid, batches in zip(experiment_ids, experiments, strict=True):
             for rows in batches:
