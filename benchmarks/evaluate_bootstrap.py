@@ -156,14 +156,14 @@ def _measure(
 
 def _spy_paths() -> list[str]:
     """The replicate path each in-process evaluation chooses (cells, stream or chunked), noted
-    as the shape rule picks it (metrics/cells.py, metrics/plateau_stream.py)."""
-    from riskcov.metrics import cells, plateau_stream
+    as the shape rule picks it (metrics/cells.py, metrics/stream_plan.py)."""
+    from riskcov.metrics import cells, stream_plan
 
     paths: list[str] = []
-    stream_plan, cells_plan = plateau_stream.plan, cells.plan
+    plan_stream, cells_plan = stream_plan.plan, cells.plan
 
     def stream_spy(*args: Any, **kwargs: Any) -> Any:
-        out = stream_plan(*args, **kwargs)
+        out = plan_stream(*args, **kwargs)
         if out is not None:
             paths.append("stream")
         return out
@@ -176,7 +176,7 @@ def _spy_paths() -> list[str]:
             paths.append("chunked")
         return out
 
-    plateau_stream.plan, cells.plan = stream_spy, cells_spy  # type: ignore[method-assign]
+    stream_plan.plan, cells.plan = stream_spy, cells_spy  # type: ignore[method-assign]
     return paths
 
 

@@ -48,7 +48,7 @@ t = now(); import riskcov.cli; add("import riskcov.cli (typer, duckdb)", t)
 t = now(); import riskcov.evaluation.run; add("import the evaluation (numpy)", t)
 from riskcov.cli import evaluate as cli_evaluate
 from riskcov.evaluation import assembly, run
-from riskcov.metrics import cells, chunks, engine, plateau_stream
+from riskcov.metrics import cells, chunks, engine, stream_plan
 from riskcov.report import artifact, store, summary
 
 def timed(module, attr, label):
@@ -64,7 +64,7 @@ def timed(module, attr, label):
 timed(run, "resolve", "resolve the input")
 timed(run, "build_scored", "scored relation (build_scored)")
 timed(engine, "drop_series", "per-evaluation tables (drop_series)")
-timed(plateau_stream, "plan", "the stream's plan")
+timed(stream_plan, "plan", "the stream's plan")
 timed(cells, "plan", "the cells' plan")
 timed(chunks, "run", "replicates 0..B (chunks.run)")
 timed(run, "_compute_all", "_compute_all")

@@ -16,7 +16,7 @@ import pytest
 
 from riskcov.evaluation import run as evaluate
 from riskcov.evaluation.prepared_warehouse import open_warehouse
-from riskcov.metrics import engine, plateau_stream
+from riskcov.metrics import engine, plateau_stream, stream_plan
 from riskcov.metrics.plateau_stream import GROUP_SQL, RUNS_SQL, STREAM_PACKED, STREAM_TWO_SUMS, WEIGHTED_SQL
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
@@ -42,7 +42,7 @@ def _write_samples(path: Path) -> None:
 
 
 def _artifact(wh: Path, opts: evaluate.Options, *, stream: bool, monkeypatch: Any) -> str:
-    monkeypatch.setattr(plateau_stream, "STREAM_MIN_CELLS", 0 if stream else 10**12)
+    monkeypatch.setattr(stream_plan, "STREAM_MIN_CELLS", 0 if stream else 10**12)
     with open_warehouse(wh) as con:
         con.execute("SET preserve_insertion_order = false")  # the stream path must set it itself
         art = evaluate.run(con, opts).artifact

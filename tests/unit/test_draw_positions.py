@@ -1,4 +1,4 @@
-"""plateau_stream._draw_positions: each stored row's participant found in the draw order, the
+"""stream_plan._draw_positions: each stored row's participant found in the draw order, the
 same positions whether the ids are consecutive, sorted or neither (an oracle: list.index)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from riskcov.metrics.plateau_stream import _draw_positions
+from riskcov.metrics.stream_plan import _draw_positions
 
 
 @given(

@@ -1,7 +1,7 @@
 """rc_running_stream (the "sort once" path's running sums, sql/rc_running_stream.sql): its
 working points equal an oracle's plateau sums exactly, and rows out of plateau order raise
 (the guard of its reliance on the scan order). rc_running_stream_packed (one packed running
-sum) gives the same points bit for bit wherever plateau_stream.packing_unit grants a unit."""
+sum) gives the same points bit for bit wherever stream_plan.packing_unit grants a unit."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sql_support import rc_macro_connection
 
-from riskcov.metrics.plateau_stream import packing_unit
+from riskcov.metrics.stream_plan import packing_unit
 from riskcov.resources import resource_dir
 
 

@@ -19,7 +19,7 @@ from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import assembly, groups
 from riskcov.evaluation.options import Options
 from riskcov.ingest.inputs import Input, analysis_set, resolve
-from riskcov.metrics import balanced, cells, chunks, cost_curves, engine, plateau_stream
+from riskcov.metrics import balanced, cells, chunks, cost_curves, engine, stream_plan
 from riskcov.report import artifact, store
 from riskcov.scoring.choose import choose, choose_samples
 from riskcov.scoring.scored import Series, build_scored
@@ -236,7 +236,7 @@ def _compute_all(
     connections at once when they are worth it (metrics/chunks.py)."""
     chunk, workers, lead = engine.plan_chunks(con, b)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
-    stream = plateau_stream.plan(con, participants)  # None: the chunked path's sort per chunk
+    stream = stream_plan.plan(con, participants)  # None: the chunked path's sort per chunk
     # few clusters: cumulative cells, or None (docs/performance.md, the shape rule)
     cumulative = cells.plan(con, participants, allowed=stream is None)
     total = engine.Results(b + 1)

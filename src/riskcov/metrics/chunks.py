@@ -34,7 +34,7 @@ SHARED = (
     "eval_series",
     "eval_people",
     "eval_losses",
-    # plateau_stream.TABLES: what the sort-once path stored once, in its stored order
+    # stream_plan.TABLES: what the sort-once path stored once, in its stored order
     "eval_stream_cells",
     "eval_group_cells",
     "eval_stream_people",

@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream, point_curves
+from riskcov.metrics import cells, curve_grid, interpolated, plateau_stream, point_curves, stream_plan
 from riskcov.metrics.hull import achievable
 from riskcov.scoring.scored import Series
 from riskcov.warehouse.duckdb_helpers import one, single_threaded
@@ -197,12 +197,12 @@ def compute(
     alphas: list[float],
     estimator: str,
     curve_points: int | None = None,
-    stream: tuple[plateau_stream.Plan, plateau_stream.Draws] | None = None,
+    stream: tuple[stream_plan.Plan, stream_plan.Draws] | None = None,
     cumulative: tuple[cells.Plan, tuple[Any, Any, Any]] | None = None,
 ) -> None:
     """Every metric for every series and the replicates in eval_samples, written into `res`
     (and, with `curve_points`, replicate 0's curve sampled at that many coverages). With
-    `stream` (plateau_stream.plan's plan and the chunk's draws), the working points come
+    `stream` (stream_plan.plan's plan and the chunk's draws), the working points come
     from the cells sorted once when every block is exact, and eval_samples need not be loaded
     unless the chunk holds replicate 0 (its curves read it) or the caller reads it; with
     `cumulative` (cells.plan's plan and the chunk's sample rows), from the cumulative cells."""
