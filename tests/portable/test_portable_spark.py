@@ -119,7 +119,8 @@ def test_spark_input_bad_value_is_one_line_and_stores_nothing(tmp_path: Path, sp
 
 def test_spark_fingerprint_follows_content_not_layout(tmp_path: Path, spark: Any) -> None:
     from riskcov.evaluation import spark_checks
-    from riskcov.formats.per_sample.column_checks import TEXT, Source, plan_columns
+    from riskcov.formats.per_sample.column_checks import TEXT, Source
+    from riskcov.formats.per_sample.header import plan_columns
 
     rows = [(i, 0.1 * (i % 4), float(i % 2)) for i in range(12)]
     prints = []

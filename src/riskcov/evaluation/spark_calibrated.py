@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation.options import Options
-from riskcov.formats.per_sample.column_checks import Plan
+from riskcov.formats.per_sample.header import Plan
 from riskcov.metrics import dialects, portable
 from riskcov.scoring import csf
 from riskcov.scoring.choose import Choice, choose_samples

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from riskcov.errors import InputError
-from riskcov.formats.per_sample.column_checks import Plan
+from riskcov.formats.per_sample.header import Plan
 
 MAX_DOUBLE = "1.7976931348623157E308"
 _INTEGER = ("byte", "short", "integer", "long")

@@ -18,7 +18,7 @@ import numpy as np
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import groups, spark_engine
 from riskcov.evaluation.options import GROUP_COLUMNS, Options
-from riskcov.formats.per_sample.column_checks import Plan
+from riskcov.formats.per_sample.header import Plan
 from riskcov.metrics import portable
 from riskcov.scoring.scored import Series
 

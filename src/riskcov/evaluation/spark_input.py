@@ -24,7 +24,8 @@ from riskcov.evaluation import (
     spark_session,
 )
 from riskcov.evaluation.options import Options
-from riskcov.formats.per_sample.column_checks import TEXT, Source, plan_columns
+from riskcov.formats.per_sample.column_checks import TEXT, Source
+from riskcov.formats.per_sample.header import plan_columns
 from riskcov.ingest.inputs import CRITERIA, _options
 from riskcov.metrics import portable
 from riskcov.scoring.scored import Series

@@ -53,15 +53,14 @@ from riskcov.formats.per_sample.column_checks import (
     RAW,
     TEXT,
     TYPED,
-    Plan,
     Source,
     canonical_integers,
     id_key,
     literal,
-    plan_columns,
     show,
     typed_sql,
 )
+from riskcov.formats.per_sample.header import Plan, plan_columns
 from riskcov.formats.per_sample.raw_table import FORMATS, read_raw, reason
 from riskcov.formats.per_sample.store_rows import (
     EXPS,

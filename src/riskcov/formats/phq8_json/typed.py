@@ -35,9 +35,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 import numpy as np
 
-from riskcov.formats import Columns
 from riskcov.formats.phq8_json import validate as v
 from riskcov.formats.phq8_json.columns import ExperimentRows, base_columns, objects
+from riskcov.formats.phq8_json.signal_columns import column, extras, number_column, numbers
 from riskcov.formats.phq8_json.validate import ITEMS, RANGES, SCORE_MAX, SCORE_MIN, SIGNALS
 
 _UNSET = msgspec.UNSET
@@ -224,10 +224,6 @@ def _probe_end(text: memoryview) -> int:
     return int(np.frombuffer(last, dtype=np.uint8).ctypes.data - base) + len(last)
 
 
-def _column(structs: list[Any], key: str) -> list[Any]:
-    return list(map(attrgetter(key), structs))
-
-
 def _set(values: list[Any]) -> np.ndarray[Any, Any]:
     return np.fromiter(map(is_not, values, repeat(_UNSET)), dtype=bool, count=len(values))
 
@@ -243,31 +239,31 @@ def _experiment_rows(
     parts = msgspec.json.decode(memoryview(data)[start:end], type=list[participant])  # type: ignore[valid-type]
     keys, colons = 0, 0  # keys decoded; ':' inside decoded strings (keys and values)
     for f in participant.__struct_fields__:
-        present = int(_set(_column(parts, f)).sum())
+        present = int(_set(column(parts, f)).sum())
         keys += present
         colons += present * f.count(":")
         if f not in _KNOWN[:2] and f not in _KNOWN[3:]:  # error and the other scalars: text
-            colons += sum(v.count(":") for v in _column(parts, f) if type(v) is str)
-    pids = _column(parts, "participant_id")
+            colons += sum(v.count(":") for v in column(parts, f) if type(v) is str)
+    pids = column(parts, "participant_id")
     if _UNSET in pids or len(set(pids)) != len(pids) or not seen.isdisjoint(pids):
         raise Refused
     seen.update(pids)
     pid_column = np.array(pids, dtype=np.int64)  # OverflowError beyond 64 bits
-    success = _column(parts, "success")
+    success = column(parts, "success")
     if _UNSET in success:
         raise Refused
-    errors = [None if e is _UNSET else e for e in _column(parts, "error")]
+    errors = [None if e is _UNSET else e for e in column(parts, "error")]
     ok = list(compress(parts, success))
-    preds, truths = _column(ok, "predicted_items"), _column(ok, "ground_truth_items")
+    preds, truths = column(ok, "predicted_items"), column(ok, "ground_truth_items")
     if {type(p) for p in preds} - {_Pred} or {type(t) for t in truths} - {_Truth}:
         raise Refused  # a successful participant without both maps
-    sigs = _column(ok, "item_signals")
+    sigs = column(ok, "item_signals")
     has_sig = [s is not None and s is not _UNSET for s in sigs]
     with_sig = list(compress(sigs, has_sig))
     # the item maps' keys: all eight in a successful participant's maps (checked below), any
     # number in a failed one's (decoded, not stored); the item names hold no ':'
     failed = list(compress(parts, [not s for s in success]))
-    maps = [m for f in _KNOWN[3:] for m in _column(failed, f) if m is not None and m is not _UNSET]
+    maps = [m for f in _KNOWN[3:] for m in column(failed, f) if m is not None and m is not _UNSET]
     given = [g for g in chain.from_iterable(map(_BY_ITEM, maps)) if g is not _UNSET]
     keys += len(given) + len(ITEMS) * (len(preds) + len(truths) + len(with_sig))
     n_signals = len(ITEMS) * len(with_sig) + sum(type(g) is not int and g is not None for g in given)
@@ -286,51 +282,18 @@ def _experiment_rows(
     if _UNSET in items:
         raise Refused
     p, i, s = base_columns(pid_column, success, errors, has_sig, (pred, nulls, gt), layout)
-    s["extra_signals"] = _extras(items, [k for k in layout if k not in SIGNALS])
+    s["extra_signals"] = extras(items, [k for k in layout if k not in SIGNALS])
     numeric = [k for k, kind in SIGNALS.items() if kind in _NUMERIC and k in layout]
-    table = _numbers(items, numeric)
+    table = numbers(items, numeric)
     for key, kind in SIGNALS.items():
         if kind in _NUMERIC:
             wide = table[:, numeric.index(key)] if key in numeric else np.full(len(items), np.nan)
-            _number(kind, key, wide, items, s)
+            number_column(kind, key, wide, items, s)
             continue
-        values = _column(items, key) if key in layout else [None] * len(items)
+        values = column(items, key) if key in layout else [None] * len(items)
         if kind == v.TEXT:
             colons += sum(t.count(":") for t in values if t is not None)
         s[key] = objects(values)  # text, source, lists of floats (ints already floats)
     if data.count(b":", start, end) != keys + colons:
         raise Refused  # a key given twice somewhere (msgspec kept the last value)
     return ExperimentRows(p, i, s)
-
-
-def _numbers(items: list[Any], keys: list[str]) -> np.ndarray[Any, Any]:
-    """The numeric signals `keys` of every item as doubles, one column each (null: NaN, which
-    msgspec never decodes from a number): one tuple per item, not one pass per signal."""
-    if not keys:
-        return np.empty((len(items), 0))
-    rows = list(map(attrgetter(*keys), items))
-    return np.array(rows, dtype=np.float64).reshape(len(items), len(keys))
-
-
-def _number(kind: str, key: str, wide: np.ndarray[Any, Any], items: list[Any], out: Columns) -> None:
-    """fast.py's column of one numeric signal and its null mask, from its doubles; an integer
-    signal beyond 2**53 (not exact as a double) is converted from the values themselves."""
-    nulls = np.isnan(wide)
-    dtype = {v.INT: np.int64, v.FLOAT: np.float64, v.BOOL: np.bool_}[kind]
-    if kind != v.INT or not (np.abs(wide[~nulls]) >= 2.0**53).any():
-        values = wide.copy()
-        values[nulls] = 0
-        out[key], out[key + "__null"] = values.astype(dtype), nulls
-        return
-    exact = np.array(_column(items, key), dtype=object)
-    exact[nulls] = 0
-    out[key], out[key + "__null"] = exact.astype(dtype), nulls
-
-
-def _extras(items: list[Any], unknown: list[str]) -> np.ndarray[Any, Any]:
-    """json.dumps of each item's unknown signals (numbers or null), in the layout's order."""
-    if not unknown or not items:
-        return objects([None] * len(items))
-    texts = [json.dumps(_column(items, key))[1:-1].split(", ") for key in unknown]
-    template = ", ".join(json.dumps(k).replace("{", "{{").replace("}", "}}") + ": {}" for k in unknown)
-    return objects(list(map(("{{" + template + "}}").format, *texts)))
