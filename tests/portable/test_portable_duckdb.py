@@ -195,12 +195,20 @@ def test_spark_casts_a_number_to_double_from_its_text() -> None:
     # 0.30000000000000004 has 17 digits, more than a long holds exactly in a double: Spark's
     # DECIMAL literal would round it twice; its text is parsed once, as DuckDB parses the literal
     tree = sqlglot.parse_one(
-        "SELECT CAST(0.30000000000000004 AS DOUBLE) * x, CAST(2 AS INT) FROM t", read="duckdb"
+        "SELECT CAST(0.30000000000000004 AS DOUBLE) * x + CAST(-0.12345678901234567 AS DOUBLE), "
+        "CAST(2 AS INT), -CAST(1.5 AS DOUBLE) FROM t",
+        read="duckdb",
     )
     spark = dialects.transform(tree.copy(), "spark").sql(dialect="spark")
     assert "CAST('0.30000000000000004' AS DOUBLE)" in spark and "CAST(2 AS INT)" in spark
+    # a negative number (the negation of a literal, as calibrators write their coefficients)
+    assert "CAST('-0.12345678901234567' AS DOUBLE)" in spark and "-CAST('1.5' AS DOUBLE)" in spark
     for dialect in ("duckdb", "postgres"):
         assert "'0.30000000000000004'" not in dialects.transform(tree.copy(), dialect).sql(dialect=dialect)
     # the text reads back as the literal's double
-    value = duckdb.connect().execute("SELECT CAST('0.30000000000000004' AS DOUBLE)").fetchone()
-    assert value == (0.30000000000000004,)
+    value = (
+        duckdb.connect()
+        .execute("SELECT CAST('0.30000000000000004' AS DOUBLE), CAST('-0.12345678901234567' AS DOUBLE)")
+        .fetchone()
+    )
+    assert value == (0.30000000000000004, -0.12345678901234567)

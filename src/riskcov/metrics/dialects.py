@@ -129,13 +129,13 @@ def _double_literals(node: exp.Expr) -> exp.Expr:
     digits than a long holds exactly to a double may round twice; a string is parsed once,
     to the nearest double, as DuckDB parses the literal. So a number cast to DOUBLE is cast
     from its text instead (the calibrators' coefficients are written so, with 17 digits)."""
-    if (
-        isinstance(node, exp.Cast)
-        and isinstance(node.this, exp.Literal)
-        and node.this.is_number
-        and node.to.is_type("double")
-    ):
-        node.this.replace(exp.Literal.string(node.this.this))
+    if not isinstance(node, exp.Cast) or not node.to.is_type("double"):
+        return node
+    value, sign = node.this, ""
+    if isinstance(value, exp.Neg):  # a negative number parses as the negation of a literal
+        value, sign = value.this, "-"
+    if isinstance(value, exp.Literal) and value.is_number:
+        node.this.replace(exp.Literal.string(sign + value.this))
     return node
 
 
