@@ -6,12 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
+
 from riskcov import __version__
 from riskcov.bootstrap.ranks import rank_stability
 from riskcov.evaluation.options import Options
+from riskcov.ingest.inputs import Input
 from riskcov.metrics.engine import Results
 from riskcov.report import artifact
 from riskcov.scoring.scored import Series
+from riskcov.warehouse.duckdb_helpers import one
+
+# the keys of an input's `calibration` entry (docs/metrics.md), whichever engine computed them
+CALIBRATION_KEYS = ("n", "ece", "nll", "brier", "n_bins")
 
 
 def artifact_of(
@@ -102,3 +109,36 @@ def _contestants(kept: list[Series], n_inputs: int) -> dict[str, Series]:
     for s in kept:
         out.setdefault(s.csf.name if n_inputs == 1 else f"input_{s.input_no}:{s.csf.name}", s)
     return out
+
+
+def input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
+    """An input's entry of the artifact's `inputs` (docs/formats.md)."""
+    entry: dict[str, Any] = {
+        "path": inp.label,
+        "run_id": inp.run_id,
+        "git_commit": inp.git_commit,
+        "mode": inp.mode,
+        "sha256": inp.sha256,
+        "experiment_id": inp.experiment_id,
+    }
+    if inp.per_sample:
+        entry.update({k: inp.fields[k] for k in ("method", "seed", "split", "domain")})
+        # docs/metrics.md: the experiment's own `prob`, when its file gave one and losses are 0/1
+        row = one(
+            con.execute(
+                f"SELECT {', '.join(CALIBRATION_KEYS)} FROM v_prob_calibration WHERE experiment_id = ?",
+                [inp.experiment_id],
+            )
+        )
+        entry["calibration"] = None if row is None else dict(zip(CALIBRATION_KEYS, row, strict=True))
+    return entry
+
+
+def sample_csfs(con: duckdb.DuckDBPyConnection, inp: Input) -> list[str]:
+    """The score columns a per-sample experiment stored, by name."""
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT csf FROM sample_scores WHERE experiment_id = ? ORDER BY csf", [inp.experiment_id]
+        ).fetchall()
+    ]

@@ -111,7 +111,7 @@ def run(
     groups.check(con, opts.group, inputs, opts.estimator)
     loss = _loss(con, opts, inputs)
     if inputs[0].per_sample:
-        columns = [_sample_csfs(con, i) for i in inputs]
+        columns = [assembly.sample_csfs(con, i) for i in inputs]
         choice = choose_samples(con, opts.confidence, opts.calibration, columns)
     else:
         choice = choose(con, opts.confidence, opts.calibration)
@@ -148,7 +148,7 @@ def run(
     population: dict[str, Any] = {**analysis.counts, "items_total": totals[0][0]}
     if len(inputs) == 1:  # paired, each input's Cmax is in its own metrics
         population["items_predicted"] = totals[0][1]
-    entries = [_input_entry(con, i) for i in inputs]
+    entries = [assembly.input_entry(con, i) for i in inputs]
     art = assembly.artifact_of(opts, res, kept, entries, population, loss, skipped, analysis.comparison)
     if opts.group is not None:  # last: it replaces eval_scored
         art["options"]["group"] = opts.group
@@ -177,39 +177,6 @@ def _read_by_spark(opts: Options) -> bool:
     from riskcov.evaluation import spark_input
 
     return spark_input.read_by_spark(opts)
-
-
-def _input_entry(con: duckdb.DuckDBPyConnection, inp: Input) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "path": inp.label,
-        "run_id": inp.run_id,
-        "git_commit": inp.git_commit,
-        "mode": inp.mode,
-        "sha256": inp.sha256,
-        "experiment_id": inp.experiment_id,
-    }
-    if inp.per_sample:
-        entry.update({k: inp.fields[k] for k in ("method", "seed", "split", "domain")})
-        # docs/metrics.md: the experiment's own `prob`, when its file gave one and losses are 0/1
-        row = one(
-            con.execute(
-                "SELECT n, ece, nll, brier, n_bins FROM v_prob_calibration WHERE experiment_id = ?",
-                [inp.experiment_id],
-            )
-        )
-        entry["calibration"] = (
-            None if row is None else dict(zip(("n", "ece", "nll", "brier", "n_bins"), row, strict=True))
-        )
-    return entry
-
-
-def _sample_csfs(con: duckdb.DuckDBPyConnection, inp: Input) -> list[str]:
-    return [
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT csf FROM sample_scores WHERE experiment_id = ? ORDER BY csf", [inp.experiment_id]
-        ).fetchall()
-    ]
 
 
 def _totals(con: duckdb.DuckDBPyConnection, kept: list[Series]) -> list[tuple[int, int]]:

@@ -17,6 +17,7 @@ import sqlglot
 from sqlglot import exp
 
 from riskcov.errors import InputError, UsageError
+from riskcov.evaluation.assembly import CALIBRATION_KEYS
 from riskcov.evaluation.options import Options
 from riskcov.formats.per_sample.header import Plan
 from riskcov.metrics import dialects, portable
@@ -108,5 +109,4 @@ def prob_calibration(spark: Any, columns: list[str]) -> dict[str, Any] | None:
         "bins": f"SELECT {ECE_BINS} AS n_bins",
     }
     row = spark.sql(portable.render("prob_calibration", "spark", relations)).collect()[0]
-    return {"n": int(row["n"]), "ece": float(row["ece"]), "nll": float(row["nll"]),
-            "brier": float(row["brier"]), "n_bins": int(row["n_bins"])}  # fmt: skip
+    return {key: (int if key in ("n", "n_bins") else float)(row[key]) for key in CALIBRATION_KEYS}
