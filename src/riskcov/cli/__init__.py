@@ -7,14 +7,15 @@ signature on each call, and string annotations would be compiled and evaluated a
 """
 
 import signal
-import sys
-from typing import Annotated
 
 # a Ctrl-C while the CLI loads is held until its imports are done: one raised inside an
 # extension module's initialisation (DuckDB's) is an ImportError or an abort, not a
 # KeyboardInterrupt; it is raised once the mask is restored
 _HOLD = getattr(signal, "pthread_sigmask", None)
 _mask = _HOLD(signal.SIG_BLOCK, {signal.SIGINT}) if _HOLD else None
+import sys  # noqa: E402 - after the mask: typing's import alone takes ~10 ms
+from typing import Annotated  # noqa: E402
+
 try:  # a Ctrl-C while the CLI is still loading: one line, like one during a command
     try:
         import typer
