@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -90,11 +91,17 @@ def read_raw(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[l
         reader = f"read_json({json_args}, auto_detect = false, columns = {{{spec}}})"
     sources, select = typed_columns(con, reader)
     if _maybe_renamed([s.name for s in sources]):  # the file's own names decide
-        own = f"SELECT name FROM parquet_schema({p})"
-        if fmt != "Parquet":
+        if fmt == "Parquet":
+            own = _top_level(con.execute(f"SELECT name, num_children FROM parquet_schema({p})").fetchall())
+        else:
             objects = f"read_json_objects({p}, format = 'newline_delimited')"
-            own = f"SELECT DISTINCT unnest(json_keys(json)) FROM {objects} ORDER BY 1"
-        refuse_case_clash([str(r[0]) for r in con.execute(own).fetchall()])
+            own = [
+                str(r[0])
+                for r in con.execute(
+                    f"SELECT DISTINCT unnest(json_keys(json)) FROM {objects} ORDER BY 1"
+                ).fetchall()
+            ]
+        refuse_case_clash(own)
     if fmt == "Parquet":
         select.append("file_row_number + 1 AS row_number")
         reader = f"read_parquet({p}, file_row_number = true)"
@@ -119,6 +126,22 @@ def refuse_case_clash(names: list[str]) -> None:
             raise InputError(
                 f"columns {seen} and {name} differ only in case, which DuckDB reads as one name: rename one"
             )
+
+
+def _top_level(schema: list[tuple[Any, ...]]) -> list[str]:
+    """The top-level column names of a Parquet schema (parquet_schema's rows in file order: the
+    root, then each field followed by its children).
+
+    >>> _top_level([("schema", 3), ("a", None), ("s", 2), ("A", None), ("x", None), ("b", None)])
+    ['a', 's', 'b']
+    """
+    names, i = [], 1
+    for _ in range((schema[0][1] or 0) if schema else 0):
+        names.append(str(schema[i][0]))
+        pending, i = schema[i][1] or 0, i + 1
+        while pending:  # skip the field's subtree
+            pending, i = pending - 1 + (schema[i][1] or 0), i + 1
+    return names
 
 
 def _maybe_renamed(names: list[str]) -> bool:
