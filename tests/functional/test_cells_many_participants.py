@@ -3,22 +3,17 @@ one column per participant (list_value over P columns), a cost per replicate tha
 whatever the plateaus, which the rule (P x plateaus against the predicted cells) leaves out.
 Per-sample data without a cluster column (a participant per sample) with few distinct
 confidences passes it up to 8,191 samples with 0/1 losses, and without bound when every loss
-is 0, where the chunked path is several times faster per replicate."""
+is 0, where the chunked path is several times faster per replicate; so the rule caps P
+(cells.MAX_PARTICIPANTS)."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import riskcov
 from riskcov.metrics import cells
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="r18-cells: the shape rule has no per-participant term; a cap on P (~1,000-2,000) or "
-    "the multiplicities registered as one list column would keep 10,000 participants off this path",
-)
 def test_ten_thousand_participants_take_the_chunked_path(monkeypatch):
     chosen: list[bool] = []
     plan = cells.plan
