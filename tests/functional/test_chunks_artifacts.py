@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 
-from riskcov.metrics import chunks
+import pytest
+
+from riskcov.metrics import chunks, engine
 
 
-def test_two_workers_give_the_one_connection_artifact_bit_for_bit(paired_artifact, monkeypatch):
-    calls: list = []
+def _spy_parallel(monkeypatch) -> list[int]:
+    """The cursors of each run of chunks on several connections, as they happen."""
+    calls: list[int] = []
     parallel = chunks._parallel
 
     def spy(con, cursors, first, it, work):
@@ -18,6 +21,11 @@ def test_two_workers_give_the_one_connection_artifact_bit_for_bit(paired_artifac
         return parallel(con, cursors, first, it, work)
 
     monkeypatch.setattr(chunks, "_parallel", spy)
+    return calls
+
+
+def test_two_workers_give_the_one_connection_artifact_bit_for_bit(paired_artifact, monkeypatch):
+    calls = _spy_parallel(monkeypatch)
     same = {"participants": 17, "run_seed": 5, "bootstrap_resamples": 60, "seed": 4}
     one = paired_artifact("one", **same, chunk_replicates=60, workers=1)
     assert calls == []
@@ -44,3 +52,22 @@ def test_each_chunk_starts_without_the_previous_chunks_points(paired_artifact, m
         "dropped", participants=17, run_seed=5, bootstrap_resamples=60, seed=4, chunk_replicates=4, workers=2
     )
     assert held == [0] * len(engine.chunk_sizes(60, 4, 2)) == [0] * 17
+
+
+@pytest.mark.parametrize("resamples", [0, 3])
+def test_few_replicates_on_two_workers_give_the_one_worker_artifact(paired_artifact, monkeypatch, resamples):
+    # the first chunk's lead at its edges: 3 in chunks of 2 is the smallest case it moves
+    calls = _spy_parallel(monkeypatch)
+    sizes: list[list[int]] = []
+    chunk_sizes = engine.chunk_sizes
+    monkeypatch.setattr(
+        engine, "chunk_sizes", lambda *a, **k: sizes.append(chunk_sizes(*a, **k)) or sizes[-1]
+    )
+    same = {"participants": 9, "run_seed": 11, "bootstrap_resamples": resamples, "seed": 3}
+    one = json.dumps(paired_artifact(f"one{resamples}", **same, workers=1), sort_keys=True)
+    assert calls == []
+    for chunk in (1, 2):
+        two = paired_artifact(f"two{resamples}-{chunk}", **same, chunk_replicates=chunk, workers=2)
+        assert json.dumps(two, sort_keys=True) == one
+    assert calls == [1, 1]  # both chunkings ran on the two-worker path
+    assert sizes[-2:] == ([[], []] if resamples == 0 else [[1, 1, 1], [1, 2]])  # the lead moved one

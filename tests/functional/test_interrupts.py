@@ -61,3 +61,57 @@ def test_interrupt_while_the_cli_loads_is_one_line(tmp_path):
         [sys.executable, "-c", LOADING], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", ONE_LINE)
+
+
+def test_interrupt_while_typer_builds_the_command_is_one_line(monkeypatch, capsys):
+    # typer builds the click command before the group's main (which catches a Ctrl-C) runs
+    from riskcov import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("typer.main.get_command", interrupted)
+    monkeypatch.setattr(sys, "argv", ["riskcov", "runs"])
+    code: object = None
+    try:
+        cli.main()
+    except KeyboardInterrupt:  # not re-raised: pytest would stop the whole run
+        code = "KeyboardInterrupt escaped"
+    except SystemExit as exc:
+        code = exc.code
+    assert (code, capsys.readouterr()) == (130, ("", ONE_LINE))
+
+
+# a real Ctrl-C (SIGINT) while DuckDB's extension module loads: raised inside its C
+# initialisation it was an ImportError with a traceback, or an abort; it is held until the
+# CLI's imports are done, then raised as the usual one line
+SIGNAL_WHILE_LOADING = """
+import os, signal, sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "_duckdb":
+            held = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+            print("held" if held else "not held", flush=True)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, Interrupt())
+from riskcov.cli import main
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="POSIX signal masks")
+def test_a_sigint_while_duckdb_loads_is_held_then_one_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run(
+        [sys.executable, "-c", SIGNAL_WHILE_LOADING],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "held\n", ONE_LINE)
+    # the mask is restored: a program importing riskcov.cli still gets its Ctrl-C at once
+    code = "import signal, riskcov.cli; print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))"
+    after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert (after.returncode, after.stdout) == (0, "False\n")

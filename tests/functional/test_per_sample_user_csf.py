@@ -76,3 +76,20 @@ def test_the_allow_list_and_a_missing_column(tmp_path: Path, run_cli: Any) -> No
         "domain id, sample 0: energy is null or not a score column of the run (40 predicted sample(s) "
         "affected)\n",
     )
+
+
+def test_a_stored_csf_named_like_a_score_column_is_refused(
+    tmp_path: Path, run_cli: Any, take_snapshot
+) -> None:
+    # evaluate reads a run's score column under its CSF name before a stored CSF of that name:
+    # `msp` stored as 1 - confidence was silently never evaluated on this run
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["ingest", _table(tmp_path / "preds.csv"), "--warehouse", wh]).exit_code == 0
+    before = take_snapshot(wh)
+    refused = run_cli(["csf", "add", "msp", "1 - confidence", "--warehouse", wh])
+    assert (refused.exit_code, refused.stdout, refused.crashed) == (2, "", False)
+    assert refused.stderr == (
+        "error: csf name msp: msp is a score column of per-sample run preds, which would be evaluated "
+        "under that name instead; choose another name\n"
+    )
+    assert take_snapshot(wh) == before

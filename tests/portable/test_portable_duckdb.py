@@ -212,3 +212,19 @@ def test_spark_casts_a_number_to_double_from_its_text() -> None:
         .fetchone()
     )
     assert value == (0.30000000000000004, -0.12345678901234567)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=20))
+@example([-0.0, 0.0, 5e-324, -5e-324, 1e-320, 1e308, -1.7976931348623157e308, 0.30000000000000004])
+def test_spark_reads_every_double_literal_as_duckdb_does(values: list[float]) -> None:
+    # the calibrators write a coefficient as CAST(<repr> AS DOUBLE); Spark reads the rewritten
+    # text as DuckDB's CAST of a string (one correctly rounded parse), and must get DuckDB's
+    # double bit for bit: DuckDB reads `-0.0` as the negation of a DECIMAL, +0.0
+    query = "SELECT [" + ", ".join(f"CAST({v!r} AS DOUBLE)" for v in values) + "]"
+    tree = sqlglot.parse_one(query, read="duckdb")
+    text = dialects.transform(tree.copy(), "spark").sql(dialect="duckdb")
+    assert text.count("CAST('") == len(values)
+    con = duckdb.connect()
+    duck, spark = (con.execute(q).fetchone()[0] for q in (query, text))
+    assert [float(v).hex() for v in spark] == [float(v).hex() for v in duck]

@@ -6,28 +6,39 @@ signature on each call, and string annotations would be compiled and evaluated a
 (tests/functional/test_startup.py checks they are not).
 """
 
-import sys
-from typing import Annotated
+import signal
+
+# a Ctrl-C while the CLI loads is held until its imports are done: one raised inside an
+# extension module's initialisation (DuckDB's) is an ImportError or an abort, not a
+# KeyboardInterrupt; it is raised once the mask is restored
+_HOLD = getattr(signal, "pthread_sigmask", None)
+_mask = _HOLD(signal.SIG_BLOCK, {signal.SIGINT}) if _HOLD else None
+import sys  # noqa: E402 - after the mask: typing's import alone takes ~10 ms
+from typing import Annotated  # noqa: E402
 
 try:  # a Ctrl-C while the CLI is still loading: one line, like one during a command
-    import typer
+    try:
+        import typer
 
-    from riskcov.cli import (
-        calibrate,
-        csf,
-        curve,
-        evaluate,
-        export,
-        history,
-        ingest,
-        plot,
-        publish,
-        riskcontrol,
-        scod,
-        sql,
-        warehouse,
-    )
-    from riskcov.cli.app import WarehouseOpt, app
+        from riskcov.cli import (
+            calibrate,
+            csf,
+            curve,
+            evaluate,
+            export,
+            history,
+            ingest,
+            plot,
+            publish,
+            riskcontrol,
+            scod,
+            sql,
+            warehouse,
+        )
+        from riskcov.cli.app import WarehouseOpt, app
+    finally:
+        if _HOLD and _mask is not None:
+            _HOLD(signal.SIG_SETMASK, _mask)
 except KeyboardInterrupt:
     sys.stderr.write("error: interrupted; the work in progress was rolled back\n")
     raise SystemExit(130) from None  # INTERRUPTED of cli.app, which may not be loaded yet
@@ -61,7 +72,14 @@ def _main(
 
 def main() -> None:
     """Run the CLI on sys.argv (raises SystemExit, as typer does)."""
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # while typer builds the command, before the group's main runs
+        from riskcov.cli.app import INTERRUPTED, err
+        from riskcov.warehouse.committed import interrupted_message
+
+        err(interrupted_message())
+        raise SystemExit(INTERRUPTED) from None
 
 
 def console() -> None:

@@ -42,6 +42,18 @@ def add(con: duckdb.DuckDBPyConnection, name: str, text: str) -> Csf:
     with transaction(con):
         if one(con.execute("SELECT 1 FROM user_csfs WHERE name = ?", [name])):
             raise UsageError(f"csf {name} already exists; remove it first (riskcov csf remove {name})")
+        column = one(  # a run's score column is evaluated under its name, not the stored CSF
+            con.execute(
+                "SELECT min(e.run_id) FROM experiments AS e WHERE e.experiment_id IN "
+                "(SELECT experiment_id FROM sample_scores WHERE csf = ?)",
+                [name],
+            )
+        )
+        if column and column[0] is not None:
+            raise UsageError(
+                f"csf name {name}: {name} is a score column of per-sample run {column[0]}, "
+                "which would be evaluated under that name instead; choose another name"
+            )
         try:  # e.g. ln(0) is an error in DuckDB: better now than in every later v_metrics query
             con.execute(f"SELECT count({csf.expression}) FROM {trial}").fetchall()
         except duckdb.Error as exc:

@@ -27,7 +27,7 @@ import duckdb
 
 from riskcov.errors import InputError, UsageError
 from riskcov.formats.per_sample.column_checks import INT, RAW, Source
-from riskcov.formats.per_sample.raw_table import typed_columns
+from riskcov.formats.per_sample.raw_table import refuse_case_clash, typed_columns
 from riskcov.formats.per_sample.read import SampleDefaults, StagedSamples, stage
 from riskcov.formats.per_sample.store_rows import first_rowid
 
@@ -81,6 +81,11 @@ def register(con: duckdb.DuckDBPyConnection, data: object) -> str:
     kind = frame_kind(data)
     if kind is None:
         raise not_data(data)
+    names = data if kind == "mapping" else getattr(data, "column_names", None) or getattr(data, "columns", ())
+    try:  # DuckDB would read the later of two names equal but for case as name_1
+        refuse_case_clash([str(n) for n in names])  # type: ignore[union-attr]
+    except InputError as exc:
+        raise InputError(f"data: {exc}") from None
     try:
         con.register(_VIEW, _columns(data) if kind == "mapping" else data)  # type: ignore[arg-type]
     except (duckdb.Error, TypeError, ValueError) as exc:

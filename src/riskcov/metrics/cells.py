@@ -19,7 +19,11 @@ When (`plan` decides once per evaluation; otherwise the chunked path, engine.POI
   stay within 53 (PHQ-8: 41 participants use 38 bits, 189 use 48);
 - the inner products cost less than the join they replace: P x plateaus at most
   MAX_PRODUCTS_PER_CELL x predicted cells over all series (a replicate multiplies P numbers per
-  plateau, where the chunked path joins about 0.63 of the cells and sorts them).
+  plateau, where the chunked path joins about 0.63 of the cells and sorts them);
+- at most MAX_PARTICIPANTS participants: a replicate's multiplicities are one column per
+  participant (list_value), a cost per replicate in P whatever the plateaus, which the rule
+  above leaves out (a participant per sample, few distinct confidences: it passes up to 8,191
+  samples with 0/1 losses, and up to the stream's threshold when every loss is 0).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from riskcov.warehouse.duckdb_helpers import one, one_thread, registered
 TABLE = "eval_cumulative_cells"
 # the cost rule above; see docs/performance.md for the measurements behind it
 MAX_PRODUCTS_PER_CELL = 48
+# beyond it the chunked path is faster per replicate (docs/performance.md, the shape rule)
+MAX_PARTICIPANTS = 1024
 # the packed double holds integers below 2^53
 PACKED_BITS = 53
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
@@ -84,6 +90,7 @@ def plan(con: duckdb.DuckDBPyConnection, participants: list[int], *, allowed: bo
     (metrics/chunks.py shares it all the same)."""
     ids = np.asarray(participants, dtype=np.int64)
     chosen = None
+    allowed = allowed and len(ids) <= MAX_PARTICIPANTS
     row = one(con.execute(SHAPE_SQL)) if allowed else None  # its scan is costly at 1 M cells
     if row is not None and row[0] and row[1] and len(ids):
         _, cells, plateaus, max_items, max_loss = row

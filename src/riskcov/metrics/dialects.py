@@ -128,13 +128,17 @@ def _double_literals(node: exp.Expr) -> exp.Expr:
     """Spark reads a number literal as a DECIMAL, and its conversion of a DECIMAL of more
     digits than a long holds exactly to a double may round twice; a string is parsed once,
     to the nearest double, as DuckDB parses the literal. So a number cast to DOUBLE is cast
-    from its text instead (the calibrators' coefficients are written so, with 17 digits)."""
+    from its text instead (the calibrators' coefficients are written so, with 17 digits). DuckDB
+    negates a literal without an exponent as a DECIMAL, which has no -0: its `-0.0` is +0.0,
+    and so is the text Spark gets."""
     if not isinstance(node, exp.Cast) or not node.to.is_type("double"):
         return node
     value, sign = node.this, ""
     if isinstance(value, exp.Neg):  # a negative number parses as the negation of a literal
         value, sign = value.this, "-"
     if isinstance(value, exp.Literal) and value.is_number:
+        if float(value.this) == 0 and "e" not in value.this.lower():
+            sign = ""
         node.this.replace(exp.Literal.string(sign + value.this))
     return node
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -30,6 +31,8 @@ _INTS = {
     "UBIGINT",
 }
 _NESTED = re.compile(r"\[\]$|^(STRUCT|MAP|UNION|LIST|ARRAY)\b|\[\d+\]$")
+# DuckDB's readers take names equal but for case for one name and rename the later one name_1
+_RENAMED = re.compile(r"(.+)_\d+\Z")
 
 
 def reason(exc: duckdb.Error) -> str:
@@ -87,6 +90,18 @@ def read_raw(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[l
         )
         reader = f"read_json({json_args}, auto_detect = false, columns = {{{spec}}})"
     sources, select = typed_columns(con, reader)
+    if _maybe_renamed([s.name for s in sources]):  # the file's own names decide
+        if fmt == "Parquet":
+            own = _top_level(con.execute(f"SELECT name, num_children FROM parquet_schema({p})").fetchall())
+        else:
+            objects = f"read_json_objects({p}, format = 'newline_delimited')"
+            own = [
+                str(r[0])
+                for r in con.execute(
+                    f"SELECT DISTINCT unnest(json_keys(json)) FROM {objects} ORDER BY 1"
+                ).fetchall()
+            ]
+        refuse_case_clash(own)
     if fmt == "Parquet":
         select.append("file_row_number + 1 AS row_number")
         reader = f"read_parquet({p}, file_row_number = true)"
@@ -94,6 +109,45 @@ def read_raw(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[l
         return sources, "row_number"
     con.execute(f"CREATE TEMP TABLE {RAW} AS SELECT {', '.join(select)} FROM {reader}")
     return sources, row_number(con)
+
+
+def refuse_case_clash(names: list[str]) -> None:
+    """InputError for two column names equal but for case, which DuckDB reads as one name.
+
+    >>> refuse_case_clash(["site", "Site_1", "score"])
+    >>> refuse_case_clash(["Site", "score", "site"])
+    Traceback (most recent call last):
+    riskcov.errors.InputError: columns Site and site differ only in case, which DuckDB reads as one ...
+    """
+    first: dict[str, str] = {}
+    for name in names:
+        seen = first.setdefault(name.lower(), name)
+        if seen != name:
+            raise InputError(
+                f"columns {seen} and {name} differ only in case, which DuckDB reads as one name: rename one"
+            )
+
+
+def _top_level(schema: list[tuple[Any, ...]]) -> list[str]:
+    """The top-level column names of a Parquet schema (parquet_schema's rows in file order: the
+    root, then each field followed by its children).
+
+    >>> _top_level([("schema", 3), ("a", None), ("s", 2), ("A", None), ("x", None), ("b", None)])
+    ['a', 's', 'b']
+    """
+    names, i = [], 1
+    for _ in range((schema[0][1] or 0) if schema else 0):
+        names.append(str(schema[i][0]))
+        pending, i = schema[i][1] or 0, i + 1
+        while pending:  # skip the field's subtree
+            pending, i = pending - 1 + (schema[i][1] or 0), i + 1
+    return names
+
+
+def _maybe_renamed(names: list[str]) -> bool:
+    """Whether a name may be DuckDB's rename of one equal but for case to another (name_1)."""
+    lower = {n.lower() for n in names}
+    return any((m := _RENAMED.match(n)) is not None and m.group(1).lower() in lower for n in names)
 
 
 def typed_columns(
