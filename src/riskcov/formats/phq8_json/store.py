@@ -41,19 +41,26 @@ def fill_batches(
     experiments: list[Iterable[ExperimentRows]],
 ) -> None:
     """Insert each experiment's batches of rows (in order) under its id: a batch is taken from
-    its iterable (decoded, on this thread) while the one before is inserted on a worker thread.
-    An exception from an iterable (or an insert) stops the fill once the insert under way has
+    its iterable (decoded, on this thread) while the one before is inserted (store_batches)."""
+    batches = zip(experiment_ids, experiments, strict=True)
+    store_batches(con, experiment_ids, ((eid, lean(rows)) for eid, each in batches for rows in each))
+
+
+def store_batches(
+    con: duckdb.DuckDBPyConnection, experiment_ids: list[int], batches: Iterable[tuple[int, LeanRows]]
+) -> None:
+    """Insert the batches (experiment id, columns) in order: a batch is taken from `batches`
+    on this thread while the one before is inserted on a worker thread.
+    An exception from `batches` (or an insert) stops the fill once the insert under way has
     ended; the caller's transaction then holds the batches stored so far (`delete_rows`).
     DuckDB works on one thread meanwhile: the decoding has the other core (two DuckDB threads
     beside it cost more CPU and time: docs/performance.md#ingest)."""
     with one_thread(con), ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-store") as pool:
         pending: Future[None] | None = None
-        for eid, batches in zip(experiment_ids, experiments, strict=True):
-            for rows in batches:
-                prepared = lean(rows)
-                if pending is not None:
-                    pending.result()
-                pending = pool.submit(_insert, con, eid, prepared)
+        for eid, prepared in batches:
+            if pending is not None:
+                pending.result()
+            pending = pool.submit(_insert, con, eid, prepared)
         if pending is not None:
             pending.result()
     for eid in experiment_ids:
