@@ -206,3 +206,25 @@ def test_the_batches_are_stored_on_one_duckdb_thread_and_the_setting_is_restored
         assert seen == ["1"]
         assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
         con.execute("ROLLBACK")
+
+
+@pytest.mark.parametrize("at", [0, 1, 29])
+def test_a_problem_in_the_first_batches_is_named_as_in_the_whole_file(
+    at, shared_dir, tmp_path, run_cli, batch_size, take_snapshot
+):
+    """The first batch (decoded by the ingest while the processes start), the second (the first a
+    process decodes) and the last of the first experiment."""
+    warehouse = tmp_path / "w.duckdb"
+    good = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", good, "--warehouse", warehouse]).exit_code == 0
+    before = take_snapshot(warehouse)
+    doc = _public30(shared_dir)
+    person = doc["experiments"][0]["results"]["results"][at]
+    person["ground_truth_items"] = {**person["ground_truth_items"], "Appetite": 4}
+    path = _write(tmp_path, doc)
+    results = [_ingest(run_cli, batch_size, size, path, warehouse) for size in (WHOLE, TINY)]
+    assert results[0].exit_code == results[1].exit_code == 1
+    assert results[1].stderr == results[0].stderr
+    pid = person["participant_id"]
+    assert f"experiment zero_shot: participant {pid}: ground_truth_items.Appetite = 4" in results[1].stderr
+    assert take_snapshot(warehouse) == before
