@@ -35,9 +35,12 @@ from riskcov.formats.phq8_json.structs import participant_type, probe
 from riskcov.formats.phq8_json.typed import FAILED, Participants, Refused, experiment_rows
 
 # participants' text (bytes, all experiments) above which the batches are decoded in child
-# processes: below it a process start (~0.3-0.5 s of imports) costs more than the overlap gains
+# processes: below it a process start (an interpreter and its imports) costs more than the
+# overlap gains (docs/performance.md#ingest)
 PROCESS_BYTES = 96 * 2**20
-PROCESSES = 2  # children decoding in turn (a decode is ~2 x the insert of its batch)
+# children decoding in turn: a batch's decode costs more than its insert, so two keep the
+# inserting parent fed
+PROCESSES = 2
 _PR_SET_PDEATHSIG = 1
 
 
@@ -75,7 +78,7 @@ class Decoders:
     ) -> Iterator[tuple[int, LeanRows]]:
         """Each experiment's batches of about `size` bytes as (experiment id, store columns), in
         file order; typed.Refused when a batch is refused or an id repeats across batches. The
-        first batch is decoded here while the children start (their imports take ~0.5 s)."""
+        first batch is decoded here while the children start (an interpreter and its imports)."""
         jobs = ((ids[k], k, span) for k, p in enumerate(lists) for span in p.spans(size))
         waiting: deque[tuple[int, int, Connection]] = deque()
         shapes: dict[int, int] = {}  # child -> index of the list whose probe it has
