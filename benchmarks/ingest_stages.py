@@ -126,6 +126,7 @@ def main() -> None:
         return run
 
     typed.experiment_rows = clocked("decode", typed.experiment_rows)
+    decoders.experiment_rows = typed.experiment_rows  # the first batch, decoded here
     store.lean = clocked("lean", store.lean)
     store._insert = clocked("insert", store._insert)
     decoders._receive = clocked("receive", decoders._receive)

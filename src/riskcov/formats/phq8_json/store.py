@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -111,11 +113,7 @@ def _lean(columns: Columns, given: dict[str, tuple[str, list[Any]]]) -> Lean:
             continue
         wide = _doubles(values) if SIGNALS.get(name) == FLOATS else None
         if wide is not None:
-            parts = []
-            for j in range(wide.shape[1]):
-                out.columns[f"{name}__{j}"] = wide[:, j]
-                parts.append(f"{name}__{j}")
-            out.select[name] = ("CAST([" + ", ".join(parts) + "] AS DOUBLE[])", [])
+            out.select[name] = _wide(out.columns, name, *wide)
             continue
         out.columns[name], out.select[name] = values, (name, [])
     return out
@@ -139,17 +137,48 @@ def _codes(values: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list[str
     return np.fromiter(map(code.__getitem__, values.tolist()), dtype=np.int32, count=len(values)), texts
 
 
-def _doubles(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
-    """Lists of doubles, all of one length > 0 and without nulls, as one row each; else None."""
+def _doubles(
+    values: np.ndarray[Any, Any],
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """Lists of doubles or nulls, all of one length > 0, or null lists: (the doubles one row
+    each, NaN where null; which elements are null; which lists are null); else None."""
     rows = values.tolist()
-    if not rows or any(type(r) is not list for r in rows):
+    given = [r for r in rows if r is not None]
+    if not given or any(type(r) is not list for r in given):
         return None
-    width = len(rows[0])
-    if width == 0 or any(len(r) != width for r in rows):
+    width = len(given[0])
+    if width == 0 or any(len(r) != width for r in given):
         return None
-    if any(type(x) is not float for r in rows for x in r):
+    if any(type(x) is not float and x is not None for r in given for x in r):
         return None
-    return np.array(rows, dtype=np.float64)
+    lists = np.fromiter(map(is_, rows, repeat(None)), dtype=bool, count=len(rows))
+    rows = [[0.0] * width if r is None else r for r in rows]  # a null list's values: unread
+    nulls = np.array([[x is None for x in r] for r in rows], dtype=bool).reshape(len(rows), width)
+    return np.array(rows, dtype=np.float64).reshape(len(rows), width), nulls, lists
+
+
+def _wide(
+    columns: Columns,
+    name: str,
+    doubles: np.ndarray[Any, Any],
+    nulls: np.ndarray[Any, Any],
+    lists: np.ndarray[Any, Any],
+) -> tuple[str, list[Any]]:
+    """The columns of a list column of `name` one per position (`_doubles`), and the SQL that
+    rebuilds its lists; a null mask only where there are nulls."""
+    parts = []
+    for j in range(doubles.shape[1]):
+        columns[f"{name}__{j}"] = doubles[:, j]
+        part = f"{name}__{j}"
+        if nulls[:, j].any():
+            columns[f"{name}__{j}__null"] = nulls[:, j]
+            part = f"CASE WHEN {name}__{j}__null THEN NULL ELSE {part} END"
+        parts.append(part)
+    sql = "CAST([" + ", ".join(parts) + "] AS DOUBLE[])"
+    if lists.any():
+        columns[f"{name}__null"] = lists
+        sql = f"CASE WHEN {name}__null THEN NULL ELSE {sql} END"
+    return sql, []
 
 
 def _key_layouts(keys: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list[list[str]]]:
