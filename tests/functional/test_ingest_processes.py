@@ -162,3 +162,42 @@ def test_the_decoding_processes_give_the_columns_of_the_thread(shared_dir):
                     else:  # bit for bit (NaN included)
                         assert column.tobytes() == other.tobytes()
         assert not any(map(_alive, children))
+
+
+def test_a_decoding_process_that_cannot_start_riskcov_is_named(shared_dir, tmp_path, run_cli, monkeypatch):
+    """An interpreter that exits at once (here /bin/false for python): its exit status, exit 6."""
+    false = Path("/bin/false")
+    if not false.exists():
+        pytest.skip("no /bin/false")
+    monkeypatch.setattr(sys, "executable", str(false))
+    monkeypatch.setattr(decoders, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(typed, "BATCH_BYTES", 600)
+    path = shared_dir / "fixtures" / "runs" / "public30.json"
+    result = run_cli(["ingest", path, "--warehouse", tmp_path / "w.duckdb", "--no-publish"])
+    assert (result.exit_code, result.stdout) == (ResourceError.exit_code, "")
+    assert result.stderr == (
+        f"error: {path}: a process decoding the participants ended unexpectedly (exit status 1: "
+        f"is riskcov importable by {false}?); nothing was stored\n"
+    )
+
+
+def test_where_no_process_can_start_the_batches_are_decoded_here(
+    shared_dir, tmp_path, run_cli, sql, monkeypatch
+):
+    path = shared_dir / "fixtures" / "runs" / "public30.json"
+    assert run_cli(["ingest", path, "--warehouse", tmp_path / "a.duckdb", "--no-publish"]).exit_code == 0
+
+    calls: list[int] = []
+
+    def refused() -> Any:
+        calls.append(1)
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(decoders, "_start", refused)
+    monkeypatch.setattr(decoders, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(typed, "BATCH_BYTES", 600)
+    assert run_cli(["ingest", path, "--warehouse", tmp_path / "b.duckdb", "--no-publish"]).exit_code == 0
+    assert calls == [1]  # tried once, then the thread
+    for table in ("participants", "items", "item_signals", "metrics", "rc_points"):
+        query = f"SELECT * EXCLUDE (experiment_id) FROM {table} ORDER BY rowid"
+        assert sql(tmp_path / "b.duckdb", query) == sql(tmp_path / "a.duckdb", query)

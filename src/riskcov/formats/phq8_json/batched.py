@@ -48,8 +48,9 @@ def parsed_run(
     def fill(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
         try:
             with gc_paused():  # the decoded structs make no reference cycles
-                if sum(p.size for p in lists) > decoders.PROCESS_BYTES:
-                    with decoders.Decoders() as pool:
+                pool = decoders.start() if sum(p.size for p in lists) > decoders.PROCESS_BYTES else None
+                if pool is not None:
+                    with pool:
                         store.store_batches(con, ids, pool.lean_batches(ids, lists, typed.BATCH_BYTES))
                 else:
                     store.fill_batches(con, ids, [p.batches() for p in lists])

@@ -80,7 +80,7 @@ class Decoders:
         file order; typed.Refused when a batch is refused or an id repeats across batches. The
         first batch is decoded here while the children start (an interpreter and its imports)."""
         jobs = ((ids[k], k, span) for k, p in enumerate(lists) for span in p.spans(size))
-        waiting: deque[tuple[int, int, Connection]] = deque()
+        waiting: deque[tuple[int, int, int]] = deque()  # experiment id, list index, child
         shapes: dict[int, int] = {}  # child -> index of the list whose probe it has
         probes: dict[int, bytes] = {}  # list index -> its probe
         seen: dict[int, set[int]] = {}  # list index -> its participant ids so far
@@ -107,8 +107,8 @@ class Decoders:
                 conn.send(("batch", None))
                 conn.send_bytes(lists[k].data, at, end - at)
             except OSError:
-                raise _ended() from None
-            waiting.append((eid, k, conn))
+                raise _ended(self._children[child][0]) from None
+            waiting.append((eid, k, child))
             turn += 1
 
         def accept(eid: int, k: int, rows: LeanRows) -> tuple[int, LeanRows]:
@@ -132,10 +132,19 @@ class Decoders:
         except FAILED as exc:
             raise Refused from exc
         while waiting:
-            eid, k, conn = waiting.popleft()
-            reply = _receive(conn)
+            eid, k, child = waiting.popleft()
+            reply = _receive(*self._children[child])
             send()  # the child decodes its next batch while this one is stored
             yield accept(eid, k, reply)
+
+
+def start() -> Decoders | None:
+    """The decoding processes, or None when no process can be started here (the batches are
+    then decoded on the ingest's thread)."""
+    try:
+        return Decoders()
+    except OSError:
+        return None
 
 
 def _probe(text: bytes) -> bytes:
@@ -145,18 +154,26 @@ def _probe(text: bytes) -> bytes:
         raise Refused from exc
 
 
-def _ended() -> ResourceError:
+def _ended(proc: subprocess.Popen[bytes]) -> ResourceError:
+    try:
+        status = proc.wait(timeout=1.0)
+    except subprocess.TimeoutExpired:
+        status = None
+    how = (
+        "killed, perhaps for lack of memory"
+        if status is None or status < 0
+        else f"exit status {status}: is riskcov importable by {sys.executable}?"
+    )
     return ResourceError(
-        "a process decoding the participants ended unexpectedly (killed, perhaps for lack of "
-        "memory); nothing was stored"
+        f"a process decoding the participants ended unexpectedly ({how}); nothing was stored"
     )
 
 
-def _receive(conn: Connection) -> LeanRows:
+def _receive(proc: subprocess.Popen[bytes], conn: Connection) -> LeanRows:
     try:
         kind, value = conn.recv()
     except (EOFError, OSError):
-        raise _ended() from None
+        raise _ended(proc) from None
     if kind == "refused":
         raise Refused
     if kind == "error":
