@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from operator import is_
 from typing import TYPE_CHECKING, Any
 
@@ -144,17 +144,20 @@ def _doubles(
     each, NaN where null; which elements are null; which lists are null); else None."""
     rows = values.tolist()
     given = [r for r in rows if r is not None]
-    if not given or any(type(r) is not list for r in given):
+    if not given or set(map(type, given)) != {list}:
         return None
-    width = len(given[0])
-    if width == 0 or any(len(r) != width for r in given):
-        return None
-    if any(type(x) is not float and x is not None for r in given for x in r):
+    widths = set(map(len, given))
+    width = widths.pop()
+    if widths or width == 0:
         return None
     lists = np.fromiter(map(is_, rows, repeat(None)), dtype=bool, count=len(rows))
-    rows = [[0.0] * width if r is None else r for r in rows]  # a null list's values: unread
-    nulls = np.array([[x is None for x in r] for r in rows], dtype=bool).reshape(len(rows), width)
-    return np.array(rows, dtype=np.float64).reshape(len(rows), width), nulls, lists
+    unread = [0.0] * width  # a null list's values
+    flat = list(chain.from_iterable(unread if r is None else r for r in rows))
+    if not set(map(type, flat)) <= {float, type(None)}:
+        return None
+    nulls = np.fromiter(map(is_, flat, repeat(None)), dtype=bool, count=len(flat))
+    doubles = np.array(flat, dtype=np.float64)  # None: NaN, masked
+    return doubles.reshape(len(rows), width), nulls.reshape(len(rows), width), lists
 
 
 def _wide(
