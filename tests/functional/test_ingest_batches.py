@@ -1,37 +1,56 @@
 """A large run JSON is decoded in batches while it is stored (formats/phq8_json/batched.py):
 the stored rows, every message and the warehouse after a refusal are those of the file parsed
 whole. Here the batches are made tiny (typed.BATCH_BYTES), so that the fixtures are split into
-many."""
+many, and each test runs twice: the batches decoded on the ingest's thread, and by child
+processes (decoders.py, as a large file's are)."""
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from riskcov.formats.phq8_json import store, typed
+from riskcov.formats.phq8_json import decoders, store, typed
 
 TABLES = ("participants", "items", "item_signals", "metrics", "rc_points")
 WHOLE, TINY = 2**40, 600  # batch sizes in bytes: the whole list; about one participant
 
 
-@pytest.fixture
-def batch_size(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+@pytest.fixture(params=["thread", "processes"])
+def batch_size(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """`batch_size["set"](n)` sets the batch size; `batch_size["inserts"]` counts the batches
-    stored by store.fill_batches."""
-    state: dict[str, Any] = {"inserts": 0}
-    insert = store._insert
+    stored by store.fill_batches. The batches are decoded on the ingest's thread, or by child
+    processes ("processes": whenever there is more than one batch)."""
+    monkeypatch.setattr(decoders, "PROCESS_BYTES", 0 if request.param == "processes" else 2**62)
+    state: dict[str, Any] = {"inserts": 0, "fallbacks": 0, "started": []}
+    state["processes"] = request.param == "processes"
+    insert, delete, start = store._insert, store.delete_rows, decoders._start
 
     def counted(*args: Any) -> None:
         state["inserts"] += 1
         insert(*args)
 
+    def fallback(*args: Any) -> None:  # a refused batch: the full checker runs on the file
+        state["fallbacks"] += 1
+        delete(*args)
+
+    def started() -> Any:
+        proc, conn = start()
+        state["started"].append(proc)
+        return proc, conn
+
     monkeypatch.setattr(store, "_insert", counted)
+    monkeypatch.setattr(store, "delete_rows", fallback)
+    monkeypatch.setattr(decoders, "_start", started)
     state["set"] = lambda value: monkeypatch.setattr(typed, "BATCH_BYTES", value)
-    return state
+    yield state
+    if request.param == "thread":
+        assert not state["started"]
+    assert all(proc.poll() is not None for proc in state["started"])  # ended with the ingest
 
 
 def _public30(shared_dir: Path) -> dict[str, Any]:
@@ -68,6 +87,8 @@ def test_batches_store_the_rows_of_the_whole_file(name, shared_dir, tmp_path, ru
     assert batch_size["inserts"] > n_participants / 2  # about one participant a batch
     assert second.stdout == first.stdout  # the summary counts the batches' rows
     assert _rows(sql, tiny) == _rows(sql, whole)
+    assert batch_size["fallbacks"] == 0  # the batches' own columns, not the full checker's
+    assert len(batch_size["started"]) == (decoders.PROCESSES if batch_size["processes"] else 0)
 
 
 def _bad(doc: dict[str, Any]) -> dict[str, Any]:
@@ -185,3 +206,25 @@ def test_the_batches_are_stored_on_one_duckdb_thread_and_the_setting_is_restored
         assert seen == ["1"]
         assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
         con.execute("ROLLBACK")
+
+
+@pytest.mark.parametrize("at", [0, 1, 29])
+def test_a_problem_in_the_first_batches_is_named_as_in_the_whole_file(
+    at, shared_dir, tmp_path, run_cli, batch_size, take_snapshot
+):
+    """The first batch (decoded by the ingest while the processes start), the second (the first a
+    process decodes) and the last of the first experiment."""
+    warehouse = tmp_path / "w.duckdb"
+    good = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", good, "--warehouse", warehouse]).exit_code == 0
+    before = take_snapshot(warehouse)
+    doc = _public30(shared_dir)
+    person = doc["experiments"][0]["results"]["results"][at]
+    person["ground_truth_items"] = {**person["ground_truth_items"], "Appetite": 4}
+    path = _write(tmp_path, doc)
+    results = [_ingest(run_cli, batch_size, size, path, warehouse) for size in (WHOLE, TINY)]
+    assert results[0].exit_code == results[1].exit_code == 1
+    assert results[1].stderr == results[0].stderr
+    pid = person["participant_id"]
+    assert f"experiment zero_shot: participant {pid}: ground_truth_items.Appetite = 4" in results[1].stderr
+    assert take_snapshot(warehouse) == before

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 
 import duckdb
 import numpy as np
 
-from riskcov.errors import InputError
+from riskcov.errors import InputError, ResourceError
 from riskcov.formats import FileProblem, ParsedRun
-from riskcov.formats.phq8_json import store
+from riskcov.formats.phq8_json import decoders, store, typed
 from riskcov.formats.phq8_json.columns import ExperimentRows
 from riskcov.formats.phq8_json.document import gc_paused
 from riskcov.formats.phq8_json.typed import Participants, Refused
@@ -29,10 +30,12 @@ _NONE = np.empty(0, dtype=np.int64)
 PENDING = ExperimentRows({"participant_id": _NONE}, {"participant_id": _NONE}, {})
 
 
-def parsed_run(run: ParsedRun, lists: list[Participants], whole: Callable[[bytes], ParsedRun]) -> ParsedRun:
-    """`run` (parsed from the skeleton, every experiment PENDING) filled from `lists` (views
-    into one file's bytes); `whole(data)` parses those bytes with the full checker (InputError
-    naming the first problem)."""
+def parsed_run(
+    path: Path, run: ParsedRun, lists: list[Participants], whole: Callable[[bytes], ParsedRun]
+) -> ParsedRun:
+    """`run` (parsed from the file `path`'s skeleton, every experiment PENDING) filled from
+    `lists` (views into the file's bytes); `whole(data)` parses those bytes with the full
+    checker (InputError naming the first problem)."""
     done: list[ParsedRun] = []  # the full checker's run, when it had to run
 
     def full() -> ParsedRun:
@@ -45,7 +48,14 @@ def parsed_run(run: ParsedRun, lists: list[Participants], whole: Callable[[bytes
     def fill(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
         try:
             with gc_paused():  # the decoded structs make no reference cycles
-                store.fill_batches(con, ids, [p.batches() for p in lists])
+                pool = decoders.start() if sum(p.size for p in lists) > decoders.PROCESS_BYTES else None
+                if pool is not None:
+                    with pool:
+                        store.store_batches(con, ids, pool.lean_batches(ids, lists, typed.BATCH_BYTES))
+                else:
+                    store.fill_batches(con, ids, [p.batches() for p in lists])
+        except ResourceError as exc:
+            raise ResourceError(f"{path}: {exc}") from None
         except Refused:
             store.delete_rows(con, ids)
             checked = full()

@@ -136,7 +136,7 @@ def _parse(path: Path, data: bytes, options: IngestOptions | None) -> ParsedRun:
         try:
             if sum(p.size for p in lists) > typed.BATCH_BYTES:  # decoded in batches while stored
                 run = _parse_doc(path, skeleton, progress, [batched.PENDING] * len(lists))
-                return batched.parsed_run(run, lists, lambda whole: _parse_doc(path, whole, None, None))
+                return batched.parsed_run(path, run, lists, lambda whole: _parse_doc(path, whole, None, None))
             rows = [r for p in lists for r in p.batches(size=len(data))]
             return _parse_doc(path, skeleton, progress, rows)
         except (InputError, Refused):

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain, repeat
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -41,19 +43,26 @@ def fill_batches(
     experiments: list[Iterable[ExperimentRows]],
 ) -> None:
     """Insert each experiment's batches of rows (in order) under its id: a batch is taken from
-    its iterable (decoded, on this thread) while the one before is inserted on a worker thread.
-    An exception from an iterable (or an insert) stops the fill once the insert under way has
+    its iterable (decoded, on this thread) while the one before is inserted (store_batches)."""
+    batches = zip(experiment_ids, experiments, strict=True)
+    store_batches(con, experiment_ids, ((eid, lean(rows)) for eid, each in batches for rows in each))
+
+
+def store_batches(
+    con: duckdb.DuckDBPyConnection, experiment_ids: list[int], batches: Iterable[tuple[int, LeanRows]]
+) -> None:
+    """Insert the batches (experiment id, columns) in order: a batch is taken from `batches`
+    on this thread while the one before is inserted on a worker thread.
+    An exception from `batches` (or an insert) stops the fill once the insert under way has
     ended; the caller's transaction then holds the batches stored so far (`delete_rows`).
     DuckDB works on one thread meanwhile: the decoding has the other core (two DuckDB threads
     beside it cost more CPU and time: docs/performance.md#ingest)."""
     with one_thread(con), ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-store") as pool:
         pending: Future[None] | None = None
-        for eid, batches in zip(experiment_ids, experiments, strict=True):
-            for rows in batches:
-                prepared = lean(rows)
-                if pending is not None:
-                    pending.result()
-                pending = pool.submit(_insert, con, eid, prepared)
+        for eid, prepared in batches:
+            if pending is not None:
+                pending.result()
+            pending = pool.submit(_insert, con, eid, prepared)
         if pending is not None:
             pending.result()
     for eid in experiment_ids:
@@ -104,11 +113,7 @@ def _lean(columns: Columns, given: dict[str, tuple[str, list[Any]]]) -> Lean:
             continue
         wide = _doubles(values) if SIGNALS.get(name) == FLOATS else None
         if wide is not None:
-            parts = []
-            for j in range(wide.shape[1]):
-                out.columns[f"{name}__{j}"] = wide[:, j]
-                parts.append(f"{name}__{j}")
-            out.select[name] = ("CAST([" + ", ".join(parts) + "] AS DOUBLE[])", [])
+            out.select[name] = _wide(out.columns, name, *wide)
             continue
         out.columns[name], out.select[name] = values, (name, [])
     return out
@@ -132,17 +137,51 @@ def _codes(values: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list[str
     return np.fromiter(map(code.__getitem__, values.tolist()), dtype=np.int32, count=len(values)), texts
 
 
-def _doubles(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
-    """Lists of doubles, all of one length > 0 and without nulls, as one row each; else None."""
+def _doubles(
+    values: np.ndarray[Any, Any],
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """Lists of doubles or nulls, all of one length > 0, or null lists: (the doubles one row
+    each, NaN where null; which elements are null; which lists are null); else None."""
     rows = values.tolist()
-    if not rows or any(type(r) is not list for r in rows):
+    given = [r for r in rows if r is not None]
+    if not given or set(map(type, given)) != {list}:
         return None
-    width = len(rows[0])
-    if width == 0 or any(len(r) != width for r in rows):
+    widths = set(map(len, given))
+    width = widths.pop()
+    if widths or width == 0:
         return None
-    if any(type(x) is not float for r in rows for x in r):
+    lists = np.fromiter(map(is_, rows, repeat(None)), dtype=bool, count=len(rows))
+    unread = [0.0] * width  # a null list's values
+    flat = list(chain.from_iterable(unread if r is None else r for r in rows))
+    if not set(map(type, flat)) <= {float, type(None)}:
         return None
-    return np.array(rows, dtype=np.float64)
+    nulls = np.fromiter(map(is_, flat, repeat(None)), dtype=bool, count=len(flat))
+    doubles = np.array(flat, dtype=np.float64)  # None: NaN, masked
+    return doubles.reshape(len(rows), width), nulls.reshape(len(rows), width), lists
+
+
+def _wide(
+    columns: Columns,
+    name: str,
+    doubles: np.ndarray[Any, Any],
+    nulls: np.ndarray[Any, Any],
+    lists: np.ndarray[Any, Any],
+) -> tuple[str, list[Any]]:
+    """The columns of a list column of `name` one per position (`_doubles`), and the SQL that
+    rebuilds its lists; a null mask only where there are nulls."""
+    parts = []
+    for j in range(doubles.shape[1]):
+        columns[f"{name}__{j}"] = doubles[:, j]
+        part = f"{name}__{j}"
+        if nulls[:, j].any():
+            columns[f"{name}__{j}__null"] = nulls[:, j]
+            part = f"CASE WHEN {name}__{j}__null THEN NULL ELSE {part} END"
+        parts.append(part)
+    sql = "CAST([" + ", ".join(parts) + "] AS DOUBLE[])"
+    if lists.any():
+        columns[f"{name}__null"] = lists
+        sql = f"CASE WHEN {name}__null THEN NULL ELSE {sql} END"
+    return sql, []
 
 
 def _key_layouts(keys: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], list[list[str]]]:

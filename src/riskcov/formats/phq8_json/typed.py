@@ -24,13 +24,12 @@ participants, which the decoder refuses. Participant ids are checked unique acro
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from operator import attrgetter, is_, is_not
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -38,26 +37,10 @@ import numpy as np
 from riskcov.formats.phq8_json import validate as v
 from riskcov.formats.phq8_json.columns import ExperimentRows, base_columns, objects
 from riskcov.formats.phq8_json.signal_columns import column, extras, number_column, numbers
-from riskcov.formats.phq8_json.validate import ITEMS, RANGES, SCORE_MAX, SCORE_MIN, SIGNALS
+from riskcov.formats.phq8_json.structs import KNOWN, UNSET, Pred, Truth, participant_type, probe
+from riskcov.formats.phq8_json.structs import Refused as Refused  # the decoders' callers catch it here
+from riskcov.formats.phq8_json.validate import ITEMS, SIGNALS
 
-_UNSET = msgspec.UNSET
-_Score = Annotated[int, msgspec.Meta(ge=SCORE_MIN, le=SCORE_MAX)]
-# item maps: each item may be missing (a failed participant's maps are not checked, often {});
-# a successful participant's must have all eight
-_Pred = msgspec.defstruct("_Pred", [(k, _Score | None, _UNSET) for k in ITEMS], forbid_unknown_fields=True)
-_Truth = msgspec.defstruct("_Truth", [(k, _Score, _UNSET) for k in ITEMS], forbid_unknown_fields=True)
-_KIND_TYPES: dict[str, Any] = {
-    v.INT: int | None,
-    v.FLOAT: float | None,  # msgspec refuses NaN, Infinity and literals beyond a double
-    v.SOURCE: Literal["llm", "keyword", "both"] | None,
-    v.FLOATS: list[float | None] | None,
-    v.BOOL: bool | None,
-    v.TEXT: str | None,
-}
-_EXTRA_TYPE = int | float | None  # unknown signals: numbers or null here, the rest row by row
-_SCALAR = int | float | str | bool | None  # unknown participant fields (nested values: full checker)
-_KNOWN = ("participant_id", "success", "error", "predicted_items", "ground_truth_items", "item_signals")
-_PROBE = 100  # participants whose keys name the participant struct's fields
 _BY_ITEM = attrgetter(*ITEMS)
 _NUMERIC = (v.INT, v.FLOAT, v.BOOL)
 # participants' text decoded at a time when a run is stored batch by batch (parse.py)
@@ -65,11 +48,8 @@ BATCH_BYTES = 32 * 2**20
 _BETWEEN = re.compile(rb'\}\s*,\s*\{\s*"participant_id"\s*:')
 
 
-class Refused(Exception):
-    """Anything the fast path does not accept: the full checker decides."""
-
-
-_FAILED = (Refused, msgspec.MsgspecError, OverflowError, ValueError, TypeError, KeyError, RecursionError)
+# what the fast path's decode raises when it does not accept its input
+FAILED = (Refused, msgspec.MsgspecError, OverflowError, ValueError, TypeError, KeyError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -99,29 +79,39 @@ class Participants:
         time, in order; Refused (from any batch) when the fast path does not accept them all."""
         try:
             yield from self._batches(BATCH_BYTES if size is None else size)
-        except _FAILED as exc:
+        except FAILED as exc:
             raise Refused from exc
 
-    def _batches(self, size: int) -> Iterator[ExperimentRows]:
+    def spans(self, size: int) -> Iterator[tuple[int, int]]:
+        """Where each batch of about `size` bytes lies: data[a:b], whole participants separated
+        by commas (the list's brackets excluded), in order."""
         data, inner_end = self.data, self.end - 1
-        at, seen = self.start + 1, set[int]()
-        shape: tuple[type[msgspec.Struct], list[str]] | None = None
+        at = self.start + 1
         while True:
             cut = _BETWEEN.search(data, at + size, inner_end) if at + size < inner_end else None
-            if at == self.start + 1 and cut is None:  # the whole list: no copy
-                text, start, end = data, self.start, self.end
-            else:
-                text = b"[" + data[at : cut.start() + 1 if cut else inner_end] + b"]"
-                start, end = 0, len(text)
-            if shape is None:
-                shape = _participant_type(memoryview(text)[start:end])
-            rows = _experiment_rows(text, start, end, shape, seen)
-            self.counts[0] += len(rows.participants["participant_id"])
-            self.counts[1] += len(rows.items["participant_id"])
-            yield rows
+            yield at, cut.start() + 1 if cut else inner_end
             if cut is None:
                 return
             at = data.index(b",", cut.start()) + 1
+
+    def count(self, participants: int, items: int) -> None:
+        """Add a decoded batch's participants and items."""
+        self.counts[0] += participants
+        self.counts[1] += items
+
+    def _batches(self, size: int) -> Iterator[ExperimentRows]:
+        seen, shape = set[int](), None
+        for at, end in self.spans(size):
+            if at == self.start + 1 and end == self.end - 1:  # the whole list: no copy
+                text, start, stop = self.data, self.start, self.end
+            else:
+                text = b"[" + self.data[at:end] + b"]"
+                start, stop = 0, len(text)
+            if shape is None:
+                shape = participant_type(probe(memoryview(text)[start:stop]))
+            rows = experiment_rows(text, start, stop, shape, seen)
+            self.count(len(rows.participants["participant_id"]), len(rows.items["participant_id"]))
+            yield rows
 
 
 def typed_plan(data: bytes) -> tuple[bytes, list[Participants]] | None:
@@ -129,7 +119,7 @@ def typed_plan(data: bytes) -> tuple[bytes, list[Participants]] | None:
     None when the document's top levels are not as the fast path needs them."""
     try:
         return _plan(data)
-    except _FAILED:
+    except FAILED:
         return None
 
 
@@ -175,60 +165,11 @@ def _plan(data: bytes) -> tuple[bytes, list[Participants]]:
     return b"".join(pieces), lists
 
 
-def _participant_type(text: memoryview) -> tuple[type[msgspec.Struct], list[str]]:
-    """The struct of a participant (fields: the known ones and any other key among the first
-    participants, as scalars) and the signal keys of the first item with signals, in order."""
-    first = json.loads(bytes(text[: _probe_end(text)]) + b"]")
-    if not all(isinstance(r, dict) for r in first):
-        raise Refused
-    other = sorted({k for r in first for k in r} - set(_KNOWN))
-    layout: list[str] | None = None
-    for r in first:
-        sig = r.get("item_signals")
-        if isinstance(sig, dict) and isinstance(sig.get(ITEMS[0]), dict):
-            layout = list(sig[ITEMS[0]])
-            break
-    fields: list[tuple[str, Any, Any]] = [("participant_id", int, _UNSET), ("success", bool, _UNSET)]
-    fields.append(("error", str | None, _UNSET))
-    fields += [("predicted_items", _Pred | None, _UNSET), ("ground_truth_items", _Truth | None, _UNSET)]
-    if layout is not None:
-        signal = msgspec.defstruct(
-            "_Signals",
-            [(k, _signal_type(k)) for k in layout],
-            forbid_unknown_fields=True,
-        )
-        per_item = msgspec.defstruct(
-            "_ItemSignals", [(k, signal, _UNSET) for k in ITEMS], forbid_unknown_fields=True
-        )
-        fields.append(("item_signals", per_item | None, _UNSET))
-    else:
-        fields.append(("item_signals", None, _UNSET))
-    fields += [(k, _SCALAR, _UNSET) for k in other]
-    return msgspec.defstruct("_Participant", fields, forbid_unknown_fields=True), layout or []
-
-
-def _signal_type(key: str) -> Any:
-    if key in RANGES:
-        lo, hi = RANGES[key]
-        return Annotated[float, msgspec.Meta(ge=lo, le=hi)] | None
-    return _KIND_TYPES[SIGNALS[key]] if key in SIGNALS else _EXTRA_TYPE
-
-
-def _probe_end(text: memoryview) -> int:
-    """Where the first _PROBE participants of the list `text` end (before the ',' after them)."""
-    decoded = msgspec.json.decode(text, type=list[msgspec.Raw])
-    if not decoded:
-        raise Refused  # an empty experiment: the full checker's message
-    last = decoded[min(_PROBE, len(decoded)) - 1]
-    base = np.frombuffer(text, dtype=np.uint8).ctypes.data
-    return int(np.frombuffer(last, dtype=np.uint8).ctypes.data - base) + len(last)
-
-
 def _set(values: list[Any]) -> np.ndarray[Any, Any]:
-    return np.fromiter(map(is_not, values, repeat(_UNSET)), dtype=bool, count=len(values))
+    return np.fromiter(map(is_not, values, repeat(UNSET)), dtype=bool, count=len(values))
 
 
-def _experiment_rows(
+def experiment_rows(
     data: bytes, start: int, end: int, shape: tuple[type[msgspec.Struct], list[str]], seen: set[int]
 ) -> ExperimentRows:
     """The columns of the participant list data[start:end]; `seen`: the ids of the batches
@@ -242,44 +183,44 @@ def _experiment_rows(
         present = int(_set(column(parts, f)).sum())
         keys += present
         colons += present * f.count(":")
-        if f not in _KNOWN[:2] and f not in _KNOWN[3:]:  # error and the other scalars: text
+        if f not in KNOWN[:2] and f not in KNOWN[3:]:  # error and the other scalars: text
             colons += sum(v.count(":") for v in column(parts, f) if type(v) is str)
     pids = column(parts, "participant_id")
-    if _UNSET in pids or len(set(pids)) != len(pids) or not seen.isdisjoint(pids):
+    if UNSET in pids or len(set(pids)) != len(pids) or not seen.isdisjoint(pids):
         raise Refused
     seen.update(pids)
     pid_column = np.array(pids, dtype=np.int64)  # OverflowError beyond 64 bits
     success = column(parts, "success")
-    if _UNSET in success:
+    if UNSET in success:
         raise Refused
-    errors = [None if e is _UNSET else e for e in column(parts, "error")]
+    errors = [None if e is UNSET else e for e in column(parts, "error")]
     ok = list(compress(parts, success))
     preds, truths = column(ok, "predicted_items"), column(ok, "ground_truth_items")
-    if {type(p) for p in preds} - {_Pred} or {type(t) for t in truths} - {_Truth}:
+    if {type(p) for p in preds} - {Pred} or {type(t) for t in truths} - {Truth}:
         raise Refused  # a successful participant without both maps
     sigs = column(ok, "item_signals")
-    has_sig = [s is not None and s is not _UNSET for s in sigs]
+    has_sig = [s is not None and s is not UNSET for s in sigs]
     with_sig = list(compress(sigs, has_sig))
     # the item maps' keys: all eight in a successful participant's maps (checked below), any
     # number in a failed one's (decoded, not stored); the item names hold no ':'
     failed = list(compress(parts, [not s for s in success]))
-    maps = [m for f in _KNOWN[3:] for m in column(failed, f) if m is not None and m is not _UNSET]
-    given = [g for g in chain.from_iterable(map(_BY_ITEM, maps)) if g is not _UNSET]
+    maps = [m for f in KNOWN[3:] for m in column(failed, f) if m is not None and m is not UNSET]
+    given = [g for g in chain.from_iterable(map(_BY_ITEM, maps)) if g is not UNSET]
     keys += len(given) + len(ITEMS) * (len(preds) + len(truths) + len(with_sig))
     n_signals = len(ITEMS) * len(with_sig) + sum(type(g) is not int and g is not None for g in given)
     keys += n_signals * len(layout)
     colons += n_signals * sum(k.count(":") for k in layout)
     pred_values = list(chain.from_iterable(map(_BY_ITEM, preds)))
-    if _UNSET in pred_values:
+    if UNSET in pred_values:
         raise Refused  # a successful participant's map without every item
     nulls = np.fromiter(map(is_, pred_values, repeat(None)), dtype=bool, count=len(pred_values))
     pred = np.array([0 if v is None else v for v in pred_values], dtype=np.int16)
     gt_values = list(chain.from_iterable(map(_BY_ITEM, truths)))
-    if _UNSET in gt_values:
+    if UNSET in gt_values:
         raise Refused
     gt = np.array(gt_values, dtype=np.int16)
     items = list(chain.from_iterable(map(_BY_ITEM, with_sig)))
-    if _UNSET in items:
+    if UNSET in items:
         raise Refused
     p, i, s = base_columns(pid_column, success, errors, has_sig, (pred, nulls, gt), layout)
     s["extra_signals"] = extras(items, [k for k in layout if k not in SIGNALS])
