@@ -14,6 +14,13 @@
 -- cost picks the best of them: within a block k_cum grows with the plateau, so the key
 -- (gain, -k_cum) ties to the lower plateau, and a candidate's k_cum names it (its threshold
 -- rides along; coverage is k_cum / n_total, as rc_point_columns computes it).
+-- Where every gain is exact (the packed key below) the candidates need no GROUP BY: a point
+-- is dropped only when the next row (lead, no ORDER BY, so in whatever order the rows come)
+-- is of the same block and l_cum with a larger k_cum, an exactly larger gain for every cost.
+-- Whatever the order, each group's point of most units stays (no row of its group has more),
+-- and the points that stay besides have smaller exact keys, so the max is the same; in
+-- `evaluate`'s stored order (each block's points contiguous, in plateau order) exactly the
+-- GROUP BY's candidates stay.
 -- `points` names working points (rc_points' columns threshold, k_cum and l_cum), `totals`
 -- their rc_totals (n_total and loss_scale; every block of `totals` gets rows, so one without
 -- points gets Phi_c = 0 at no threshold).
@@ -37,12 +44,22 @@ blocks AS (  -- from the totals: a block with no working point accepts nothing
 candidates AS (  -- per block and accepted loss the point with the most accepted units
     SELECT series, replicate, l_cum, max(k_cum) AS k_cum, arg_max(threshold, k_cum) AS threshold
     FROM query_table(points)
+    WHERE unit IS NULL
     GROUP BY series, replicate, l_cum
+),
+followed AS (  -- the packed key's candidates: every point that its next row does not beat outright
+    SELECT series, replicate, l_cum, k_cum, threshold
+    FROM (SELECT series, replicate, threshold, k_cum, l_cum,
+                 lead(series) OVER () AS next_series, lead(replicate) OVER () AS next_replicate,
+                 lead(l_cum) OVER () AS next_l_cum, lead(k_cum) OVER () AS next_k_cum
+          FROM query_table(points) WHERE unit IS NOT NULL)
+    WHERE NOT ((next_series = series AND next_replicate = replicate AND next_l_cum = l_cum
+                AND next_k_cum > k_cum) IS TRUE)
 ),
 scaled AS (
     SELECT p.series, p.replicate, c.cost, p.threshold, p.k_cum, t.n_total,
            p.k_cum * t.loss_scale - (1 + c.cost) * p.l_cum AS gain, t.loss_scale * t.n_total AS scale
-    FROM candidates AS p
+    FROM (FROM candidates UNION ALL FROM followed) AS p
     JOIN query_table(totals) AS t USING (series, replicate)
     CROSS JOIN cost_list AS c
 ),
