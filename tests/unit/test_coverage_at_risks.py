@@ -65,8 +65,12 @@ def oracle(rows: list[tuple[Any, ...]], alphas: list[float]) -> list[tuple[Any, 
 
 
 @settings(max_examples=examples(150), deadline=None)
-@given(rows=blocks(), alphas=ALPHAS)
-def test_each_alpha_gets_the_last_point_within_it(con, rows, alphas):
+@given(rows=blocks(), alphas=ALPHAS, order=st.none() | st.randoms(use_true_random=False))
+def test_each_alpha_gets_the_last_point_within_it(con, rows, alphas, order):
+    """In plateau order (as `evaluate` stores points) or shuffled: the macro drops a point whose
+    next row is of its block, later and no riskier, which must not depend on the order."""
+    if order is not None:
+        order.shuffle(rows)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _pts (series INTEGER, replicate INTEGER, plateau BIGINT, "
         "threshold DOUBLE, coverage DOUBLE, selective_risk DOUBLE)"

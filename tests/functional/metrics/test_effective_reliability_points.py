@@ -210,3 +210,20 @@ def test_the_packed_key_orders_equal_gains_by_fewer_units(con):
     struct = cur.execute(sql.format("")).fetchall()
     cur.close()
     assert packed == struct == [(6 / 12, 0.9, 2 / 4)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(blocks, min_size=1, max_size=6), order=st.randoms(use_true_random=False))
+def test_the_packed_key_needs_no_order_of_the_points(con, data, order):
+    """Under the packed key the macro keeps a point unless the next row is of its block and
+    accepted loss with more units, which is the GROUP BY's candidates in the stored order; in
+    any other order (the rows shuffled) it keeps more points,
+    never fewer of the ones that can win: the rows stay the brute force's, bit for bit."""
+    points, totals = rows_of(data)
+    order.shuffle(points)
+    cur = _chunk(con, points, totals)
+    sql = "SELECT series, replicate, cost, phi, threshold, coverage FROM rc_effective_reliability("
+    sql += "'eval_points', 'eval_totals', ?, unit := 0.5, k_base := 64.0)"  # every gain a multiple of 1/2
+    got = sorted(cur.execute(sql, [COSTS[:5]]).fetchall(), key=lambda r: r[:3])
+    cur.close()
+    assert got == brute_force(points, totals, COSTS[:5])
