@@ -93,3 +93,17 @@ def test_a_stored_csf_named_like_a_score_column_is_refused(
         "under that name instead; choose another name\n"
     )
     assert take_snapshot(wh) == before
+
+
+def test_a_key_of_the_sample_row_is_no_score_column(tmp_path: Path, run_cli: Any) -> None:
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["ingest", _table(tmp_path / "preds.csv"), "--warehouse", wh]).exit_code == 0
+    for expr in ("sample_index", "1 - sample_id"):
+        refused = run_cli(["evaluate", "--input", "preds", "--confidence", f"sql:{expr}", "--warehouse", wh])
+        name = expr.split()[-1]
+        assert (refused.exit_code, refused.stdout, refused.stderr) == (
+            2,
+            "",
+            f"error: sql:{expr}: column {name} is not a score column: a per-sample CSF reads score "
+            "columns by CSF name (msp for confidence_msp) and prob\n",
+        )

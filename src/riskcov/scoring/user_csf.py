@@ -50,6 +50,11 @@ _SAMPLE_COLUMN = re.compile(r"[a-z_][a-z0-9_]*")
 # keys of a row and the raw key list: not signals a confidence may read
 _NOT_SIGNALS = ("experiment_id", "participant_id", "item_index", "signal_keys")
 _NOT_SCORES = ("sample_index", "sample_id")  # nor of a sample's row
+# what a name a per-sample CSF reads must be (the keys above are not)
+_NOT_A_SCORE = (
+    "is not a score column: a per-sample CSF reads score columns by CSF name (msp for confidence_msp)"
+    " and prob"
+)
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ def compile_for_samples(text: str, *, label: str | None = None) -> CompiledExpre
     root = _parse(text, prefix)
     names = {c.name.lower() for c in root.find_all(exp.Column)} - {*_NOT_SIGNALS, *_NOT_SCORES}
     columns = {n: "DOUBLE" for n in sorted(names) if _SAMPLE_COLUMN.fullmatch(n)}
-    sql, read = render(root, columns, prefix)
+    sql, read = render(root, columns, prefix, _NOT_A_SCORE)
     return CompiledExpression(text, sql, read)
 
 

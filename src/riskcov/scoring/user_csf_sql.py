@@ -47,12 +47,15 @@ _OPERATORS: _Names = {
 # fmt: on
 
 
-def render(root: exp.Expression, columns: Mapping[str, str], label: str) -> tuple[str, tuple[str, ...]]:
+def render(
+    root: exp.Expression, columns: Mapping[str, str], label: str, unknown: str | None = None
+) -> tuple[str, tuple[str, ...]]:
     """The canonical SQL of a parsed expression and the columns it reads, in first-appearance order.
 
-    Messages start with `label`.
+    Messages start with `label`; `unknown` says what a column not in `columns` fails to be (by
+    default: a signal column of item_signals, with the near names or the signals listed).
     """
-    return _Compiler(columns, label).run(root)
+    return _Compiler(columns, label, unknown).run(root)
 
 
 def show(text: str, limit: int = 60) -> str:
@@ -78,11 +81,11 @@ class _Piece:
 
 
 class _Compiler:
-    def __init__(self, columns: Mapping[str, str], label: str) -> None:
+    def __init__(self, columns: Mapping[str, str], label: str, unknown: str | None = None) -> None:
         bad = [c for c in columns if not _IDENTIFIER.match(c)]
         if bad:  # they are printed as they are: a caller's mistake, not the user's
             raise ValueError(f"signal column name {bad[0]!r} is not a plain identifier")
-        self.columns, self.label = columns, label
+        self.columns, self.label, self.unknown = columns, label, unknown
         self.lookup = {c.lower(): c for c in columns}  # DuckDB folds identifier case, quoted too
         self.read: dict[str, None] = {}
 
@@ -270,6 +273,8 @@ class _Compiler:
             self.fail(f"column {'.'.join(parts)} names another table; only item_signals (s) is read")
         self.args_ok(node, {"this", "table"})
         col = self.lookup.get(node.name.lower())
+        if col is None and self.unknown is not None:
+            self.fail(f"column {node.name} {self.unknown}")
         if col is None:
             near = difflib.get_close_matches(node.name.lower(), list(self.columns), n=3)
             hint = f"did you mean {' or '.join(near)}?" if near else f"signals: {', '.join(self.columns)}"
