@@ -14,7 +14,9 @@
 -- It runs on every bootstrap replicate, so the costs multiply few rows: of the points of a
 -- block with equal l_cum only the one with the most accepted units (the highest plateau of
 -- them: k_cum grows with the plateau) can win, for every cost, so the window ranks those
--- candidates alone (as the DuckDB macro rc_effective_reliability does).
+-- candidates alone (as the DuckDB macro rc_effective_reliability does for rounded gains; under
+-- its exact packed key it thins them further by LEAD over the stored order, which Spark lacks:
+-- the same rows either way).
 WITH cost_list AS (
     SELECT DISTINCT CAST(cost AS DOUBLE) AS cost FROM costs
 ),
