@@ -37,7 +37,7 @@ os.environ["RISKCOV_PUBLISH"] = "0"
 from evaluate_bootstrap import _prepare
 
 import riskcov.cli
-from riskcov.metrics import balanced, cost_curves, engine
+from riskcov.metrics import balanced, chunk_plan, cost_curves, engine
 
 CPU: collections.defaultdict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0])
 CHUNK_WORK = "the chunk work (engine, balanced, cost_curves)"
@@ -90,7 +90,7 @@ class _Connection:
 
 
 def _instrument(chunk: int) -> None:
-    engine.plan_chunks = lambda con, b: (chunk, 1, 0)  # type: ignore[assignment]
+    chunk_plan.plan_chunks = lambda con, b: (chunk, 1, 0)  # type: ignore[assignment]
     for module in (engine, balanced, cost_curves):
         work = module.compute
 

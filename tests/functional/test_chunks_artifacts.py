@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from riskcov.metrics import chunks, engine
+from riskcov.metrics import chunk_plan, chunks
 
 
 def _spy_parallel(monkeypatch) -> list[int]:
@@ -51,7 +51,7 @@ def test_each_chunk_starts_without_the_previous_chunks_points(paired_artifact, m
     paired_artifact(
         "dropped", participants=17, run_seed=5, bootstrap_resamples=60, seed=4, chunk_replicates=4, workers=2
     )
-    assert held == [0] * len(engine.chunk_sizes(60, 4, 2)) == [0] * 17
+    assert held == [0] * len(chunk_plan.chunk_sizes(60, 4, 2)) == [0] * 17
 
 
 @pytest.mark.parametrize("resamples", [0, 3])
@@ -59,9 +59,9 @@ def test_few_replicates_on_two_workers_give_the_one_worker_artifact(paired_artif
     # the first chunk's lead at its edges: 3 in chunks of 2 is the smallest case it moves
     calls = _spy_parallel(monkeypatch)
     sizes: list[list[int]] = []
-    chunk_sizes = engine.chunk_sizes
+    chunk_sizes = chunk_plan.chunk_sizes
     monkeypatch.setattr(
-        engine, "chunk_sizes", lambda *a, **k: sizes.append(chunk_sizes(*a, **k)) or sizes[-1]
+        chunk_plan, "chunk_sizes", lambda *a, **k: sizes.append(chunk_sizes(*a, **k)) or sizes[-1]
     )
     same = {"participants": 9, "run_seed": 11, "bootstrap_resamples": resamples, "seed": 3}
     one = json.dumps(paired_artifact(f"one{resamples}", **same, workers=1), sort_keys=True)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from riskcov.bootstrap import draw_chunks, interval, sample_chunks
-from riskcov.metrics.engine import chunk_sizes
+from riskcov.metrics.chunk_plan import chunk_sizes
 
 
 def _weights(participants: list[int], b: int, seed: int, chunk: int | list[int]) -> np.ndarray:

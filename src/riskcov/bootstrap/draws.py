@@ -36,7 +36,7 @@ def draw_chunks(
     chunk: int | Sequence[int],
 ) -> Iterator[Draws]:
     """The replicates `chunk` at a time (or the sizes of the chunks in order,
-    engine.chunk_sizes), as multiplicity vectors.
+    chunk_plan.chunk_sizes), as multiplicity vectors.
 
     Replicate b takes row b of RandomState(seed).randint(0, P, size=(B, P)); drawing the rows
     chunk by chunk from one RandomState gives the same numbers in a fraction of the memory.

@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from riskcov.bootstrap import sample_chunks
-from riskcov.metrics import chunks, engine
+from riskcov.metrics import chunk_plan, chunks, engine
 from riskcov.scoring.scored import Series
 
 
@@ -24,7 +24,7 @@ def compute(
     """aurc_full, augrc_full, Cmax, Coverage@Risk(alpha) (and the engine's other scalars) per
     series and replicate, the draws those of `evaluate` with the same participants and seed;
     engine.drop_series must have run on eval_scored."""
-    chunk, workers, lead = engine.plan_chunks(con, b)
+    chunk, workers, lead = chunk_plan.plan_chunks(con, b)
     total = engine.Results(b + 1)
 
     def work(cur: duckdb.DuckDBPyConnection, rows: tuple[Any, Any, Any]) -> None:
@@ -34,6 +34,6 @@ def compute(
         )
         cur.execute("DROP TABLE eval_points")
 
-    sizes = engine.chunk_sizes(b, chunk, workers, lead)
+    sizes = chunk_plan.chunk_sizes(b, chunk, workers, lead)
     chunks.run(con, sample_chunks(participants, b, seed, sizes), work, workers)
     return total

@@ -19,7 +19,7 @@ from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import assembly, groups
 from riskcov.evaluation.options import Options
 from riskcov.ingest.inputs import Input, analysis_set, resolve
-from riskcov.metrics import balanced, cells, chunks, cost_curves, engine, stream_plan
+from riskcov.metrics import balanced, cells, chunk_plan, chunks, cost_curves, engine, stream_plan
 from riskcov.report import artifact, store
 from riskcov.scoring.choose import choose, choose_samples
 from riskcov.scoring.scored import Series, build_scored
@@ -201,7 +201,7 @@ def _compute_all(
 ) -> engine.Results:
     """Metrics for replicate 0..B, replicate chunks sized to bound memory, on several
     connections at once when they are worth it (metrics/chunks.py)."""
-    chunk, workers, lead = engine.plan_chunks(con, b)
+    chunk, workers, lead = chunk_plan.plan_chunks(con, b)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
     stream = stream_plan.plan(con, participants)  # None: the chunked path's sort per chunk
     # few clusters: cumulative cells, or None (docs/performance.md, the shape rule)
@@ -243,7 +243,7 @@ def _compute_all(
         # held, so each connection would keep two chunks of points at its peak.
         cur.execute("DROP TABLE eval_points")
 
-    sizes = engine.chunk_sizes(b, chunk, workers, lead)
+    sizes = chunk_plan.chunk_sizes(b, chunk, workers, lead)
     chunks.run(con, draw_chunks(participants, b, opts.seed, sizes), work, workers)
     engine.copy_aliases(series, total)
     return total
