@@ -6,10 +6,7 @@ run_id conflict rules; each format (`riskcov.formats`) validates its file and fi
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from dataclasses import replace as replace_options
 from pathlib import Path
@@ -21,14 +18,13 @@ from riskcov.errors import InputError
 from riskcov.formats import ExperimentRecord, FileProblem, IngestOptions, ParsedRun, format_for, formats
 from riskcov.warehouse import metric_tables as materialise
 from riskcov.warehouse.duckdb_helpers import one, transaction
-from riskcov.warehouse.files import InputFile, control_character, open_input, printable
+from riskcov.warehouse.files import control_character, open_input, printable
 
 # the tables below `experiments`, deleted with a run (every format's)
 FORMAT_TABLES = ("item_signals", "items", "participants", "sample_attributes", "sample_scores", "samples")
 # one input file is read whole (hashed, a run JSON parsed in memory): 16 GiB is far above any
 # real run (100,000 participants: 447 MiB) and stops a sparse or endless file early
 MAX_FILE_BYTES = 16 * 2**30
-_CHUNK_BYTES = 16 * 2**20  # read (and hashed) at a time
 
 
 @dataclass(frozen=True)
@@ -169,7 +165,7 @@ def ingest_file(
             raise InputError(
                 f"{path}: {source.size} bytes is above the {MAX_FILE_BYTES} bytes riskcov reads in one file"
             )
-        data, sha = _read_hashed(source)
+        data, sha = source.read_hashed()
         same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
         if same:
             return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
@@ -188,23 +184,6 @@ def ingest_file(
     return IngestResult(
         path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.stored_summary()}"
     )
-
-
-def _read_hashed(source: InputFile) -> tuple[bytes, str]:
-    """The whole file and its sha256: each chunk is hashed on a thread while the next is read
-    (both release the GIL), so a large file's hash costs little beyond its reading."""
-    digest, chunks, offset = hashlib.sha256(), list[bytes](), 0
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-sha256") as pool:
-        hashed: Future[None] | None = None
-        while chunk := os.pread(source.fd, _CHUNK_BYTES, offset):
-            if hashed is not None:
-                hashed.result()
-            hashed = pool.submit(digest.update, chunk)
-            chunks.append(chunk)
-            offset += len(chunk)
-        if hashed is not None:
-            hashed.result()
-    return b"".join(chunks), digest.hexdigest()
 
 
 def _refuse_control_characters(path: Path, run: ParsedRun) -> None:

@@ -13,10 +13,12 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import stat
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,7 @@ from riskcov.errors import InputError, ResourceError, UsageError
 _FULL = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")
+_CHUNK_BYTES = 16 * 2**20  # an input read (and hashed) at a time
 
 
 def kind_of(mode: int) -> str:
@@ -71,16 +74,22 @@ class InputFile:
             )
         return absolute
 
-    def read_bytes(self) -> bytes:
-        """The whole file from its start."""
-        chunks: list[bytes] = []
-        offset = 0
-        while True:
-            chunk = os.pread(self.fd, 1 << 24, offset)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-            offset += len(chunk)
+    def read_hashed(self) -> tuple[bytes, str]:
+        """The whole file from its start and its sha256: each chunk is hashed on a thread while
+        the next is read (both release the GIL), so a large file's hash costs little beyond its
+        reading."""
+        digest, chunks, offset = hashlib.sha256(), list[bytes](), 0
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-sha256") as pool:
+            hashed: Future[None] | None = None
+            while chunk := os.pread(self.fd, _CHUNK_BYTES, offset):
+                if hashed is not None:
+                    hashed.result()
+                hashed = pool.submit(digest.update, chunk)
+                chunks.append(chunk)
+                offset += len(chunk)
+            if hashed is not None:
+                hashed.result()
+        return b"".join(chunks), digest.hexdigest()
 
 
 @contextmanager
