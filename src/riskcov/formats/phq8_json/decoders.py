@@ -126,9 +126,7 @@ class Decoders:
             send()
         eid, k, (at, end) = head
         try:
-            shape = participant_type(probe_of(k))
-            text = b"[" + lists[k].data[at:end] + b"]"
-            yield accept(eid, k, lean(experiment_rows(text, 0, len(text), shape, set())))
+            yield accept(eid, k, _columns(lists[k].data[at:end], participant_type(probe_of(k))))
         except FAILED as exc:
             raise Refused from exc
         while waiting:
@@ -145,6 +143,13 @@ def start() -> Decoders | None:
         return Decoders()
     except OSError:
         return None
+
+
+def _columns(batch: bytes, shape: Any) -> LeanRows:
+    """The store columns of a batch (participants' text without the list's brackets), decoded
+    as the struct `shape` (the parent's first batch and every child's alike)."""
+    text = b"[" + batch + b"]"
+    return lean(experiment_rows(text, 0, len(text), shape, set()))
 
 
 def _probe(text: bytes) -> bytes:
@@ -219,7 +224,7 @@ def serve(fd: int, parent: int) -> None:
         while True:
             try:
                 kind, value = conn.recv()
-                text = b"[" + conn.recv_bytes() + b"]" if kind == "batch" else value
+                text = conn.recv_bytes() if kind == "batch" else value
             except (EOFError, OSError):
                 return  # the parent closed the pipe, or died
             if kind == "probe":  # no reply: a refused probe refuses the batches after it
@@ -231,7 +236,7 @@ def serve(fd: int, parent: int) -> None:
             try:
                 if shape is None:
                     raise Refused
-                reply: tuple[str, Any] = ("rows", lean(experiment_rows(text, 0, len(text), shape, set())))
+                reply: tuple[str, Any] = ("rows", _columns(text, shape))
             except FAILED:
                 reply = ("refused", None)
             except Exception:
