@@ -71,3 +71,22 @@ def test_few_replicates_on_two_workers_give_the_one_worker_artifact(paired_artif
         assert json.dumps(two, sort_keys=True) == one
     assert calls == [1, 1]  # both chunkings ran on the two-worker path
     assert sizes[-2:] == ([[], []] if resamples == 0 else [[1, 1, 1], [1, 2]])  # the lead moved one
+
+
+def test_the_block_pool_is_set_for_the_chunks_and_changes_no_bit(paired_artifact, monkeypatch):
+    # the pool only changes where DuckDB's blocks come from: the artifact is the one without it
+    same = {"participants": 17, "run_seed": 5, "bootstrap_resamples": 30, "seed": 4, "chunk_replicates": 4}
+    without = paired_artifact("no_pool", **same, workers=2)
+    kept: list[int] = []
+    keep = chunks.keep_blocks
+    monkeypatch.setattr(chunk_plan, "MIN_POOL_BYTES", 1)  # this small run's pool would be too small
+
+    def spy(con, nbytes):
+        kept.append(nbytes)
+        keep(con, nbytes)
+        kept.append(con.execute("SELECT current_setting('block_allocator_memory')").fetchone()[0])
+
+    monkeypatch.setattr(chunks, "keep_blocks", spy)
+    pooled = paired_artifact("pool", **same, workers=2)
+    assert len(kept) == 2 and kept[0] > 0 and kept[1] != "0 bytes"
+    assert json.dumps(without, sort_keys=True) == json.dumps(pooled, sort_keys=True)

@@ -23,12 +23,47 @@ POINTS_PER_OVERHEAD = 16
 # below this many join rows in all replicates a second connection costs more than it saves
 PARALLEL_MIN_ROWS = 200_000
 MAX_WORKERS = 8
+# DuckDB's block allocator (docs/performance.md, the block pool): a chunk holds its points
+# (~120 bytes each in eval_points) and the metric macros' aggregates over them, about twice
+# that at its peak, on each worker; a pool below the lower bound saves too little to be worth
+# memory the instance keeps, and the upper bound caps what it keeps
+POOL_BYTES_PER_POINT = 256
+MIN_POOL_BYTES = 64 * 2**20
+MAX_POOL_BYTES = 2**30
 
 
 def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, int, int]:
     """(replicates per chunk, connections to run chunks on, the first chunk's lead for
     chunk_sizes): chunks within POINTS_PER_CHUNK and JOIN_ROWS_PER_CHUNK in all, shared by one
-    connection per DuckDB thread (metrics/chunks.py) once the replicates are worth it.
+    connection per DuckDB thread (metrics/chunks.py) once the replicates are worth it
+    (_shape says how the joins and points per replicate are estimated).
+    """
+    joined, points, threads = _shape(con)
+    workers = min(threads, MAX_WORKERS) if n_resamples * joined >= PARALLEL_MIN_ROWS else 1
+    chunk = max(1, int(min(POINTS_PER_CHUNK / points, JOIN_ROWS_PER_CHUNK / joined) / workers))
+    if workers > 1:
+        # the fewest rounds of one chunk per worker the bound allows, the chunks as near one
+        # size as can be: 9 chunks on 2 workers left the ninth alone while the other core
+        # waited (~5 % of 41 x `all` x 10,000); now 10 of 1,000
+        rounds = -(-n_resamples // (chunk * workers))
+        chunk = -(-n_resamples // (rounds * workers))
+    lead = int(REPLICATE0_EXTRA / (1 + points / POINTS_PER_OVERHEAD) / 2)
+    return min(max(n_resamples, 1), chunk), workers, lead  # chunk >= 1: its bound is at least 1
+
+
+def block_pool(con: duckdb.DuckDBPyConnection, chunk: int, workers: int) -> int:
+    """Bytes of DuckDB's block allocator worth keeping for chunks of `chunk` replicates on
+    `workers` connections (metrics.chunks.keep_blocks): the working points they hold at once,
+    POOL_BYTES_PER_POINT each, within MAX_POOL_BYTES; 0 below MIN_POOL_BYTES (a few points per
+    replicate, as `default` gives, where the chunks' tables are small).
+    """
+    points = _shape(con)[1]
+    wanted = min(MAX_POOL_BYTES, int(workers * chunk * points * POOL_BYTES_PER_POINT))
+    return wanted if wanted >= MIN_POOL_BYTES else 0
+
+
+def _shape(con: duckdb.DuckDBPyConnection) -> tuple[float, float, int]:
+    """(cells a replicate joins, its working points, DuckDB's threads), estimated from eval_cells.
 
     A replicate draws about 1 - 1/e of the participants, so it joins that share of the
     (series, participant, plateau) cells; a cell that no other participant shares becomes a
@@ -42,18 +77,7 @@ def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, 
         )
     )
     cells, own, shared, threads = (int(v) for v in row) if row else (0, 0, 0, 1)
-    joined = max(1.0, cells * 0.632)
-    points = max(1.0, own * 0.632 + shared)
-    workers = min(threads, MAX_WORKERS) if n_resamples * joined >= PARALLEL_MIN_ROWS else 1
-    chunk = max(1, int(min(POINTS_PER_CHUNK / points, JOIN_ROWS_PER_CHUNK / joined) / workers))
-    if workers > 1:
-        # the fewest rounds of one chunk per worker the bound allows, the chunks as near one
-        # size as can be: 9 chunks on 2 workers left the ninth alone while the other core
-        # waited (~5 % of 41 x `all` x 10,000); now 10 of 1,000
-        rounds = -(-n_resamples // (chunk * workers))
-        chunk = -(-n_resamples // (rounds * workers))
-    lead = int(REPLICATE0_EXTRA / (1 + points / POINTS_PER_OVERHEAD) / 2)
-    return min(max(n_resamples, 1), chunk), workers, lead  # chunk >= 1: its bound is at least 1
+    return max(1.0, cells * 0.632), max(1.0, own * 0.632 + shared), threads
 
 
 def chunk_sizes(n_resamples: int, chunk: int, workers: int, lead: int = 0) -> list[int]:

@@ -18,6 +18,7 @@ error or Ctrl-C in any worker, drawing or computing, stops the others' queries a
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Iterator
@@ -78,6 +79,25 @@ def run(
         for cur in cursors:
             cur.close()
         con.execute(f"DETACH {name}")
+
+
+def keep_blocks(con: duckdb.DuckDBPyConnection, nbytes: int) -> None:
+    """Let DuckDB's block allocator keep up to `nbytes` of blocks for reuse (its setting
+    block_allocator_memory, instance-wide), where the instance would hand each freed block back
+    to the system: every chunk's tables and aggregates are freed at its end, and the next chunk
+    then faulted fresh pages in for its own (docs/performance.md, the block pool). The memory
+    is kept until the instance closes, at most what the chunks used at once; DuckDB refuses to
+    lower the setting, so a larger pool already there stays as it is.
+
+    >>> con = duckdb.connect()
+    >>> keep_blocks(con, 2**26); keep_blocks(con, 2**20); keep_blocks(con, 0)
+    >>> one(con.execute("SELECT current_setting('block_allocator_memory')"))
+    ('64.0 MiB',)
+    """
+    if nbytes <= 0:
+        return
+    with contextlib.suppress(duckdb.InvalidInputException):  # "cannot be reduced": it is larger
+        con.execute(f"SET block_allocator_memory = '{int(nbytes)}B'")
 
 
 def _attach(con: duckdb.DuckDBPyConnection) -> str | None:
