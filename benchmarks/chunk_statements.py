@@ -7,7 +7,9 @@
 One in-process `riskcov evaluate` (RISKCOV_PUBLISH=0) on one connection (no worker
 connections), its replicates in chunks of C. Every statement the chunk work runs
 (metrics.engine.compute, balanced.compute, cost_curves.compute and what they call) is timed
-with the process's CPU clock, its fetch included, and summed per statement text. The first
+with the process's CPU clock, its fetch included, and summed per statement text, with the
+page faults its thread took (fresh memory from the kernel: docs/performance.md, the block
+pool). The first
 form evaluates the generated PHQ-8 run of benchmarks/evaluate_bootstrap.py (its --modes,
 two for a paired run; ingested once into --workdir); the second any evaluate call on a
 warehouse of yours (e.g. the per-sample file of per_sample_1m.py). The evaluation runs on a
@@ -24,6 +26,7 @@ import contextlib
 import itertools
 import os
 import re
+import resource
 import shutil
 import sys
 import tempfile
@@ -39,7 +42,7 @@ from evaluate_bootstrap import _prepare
 import riskcov.cli
 from riskcov.metrics import balanced, chunk_plan, cost_curves, engine
 
-CPU: collections.defaultdict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0])
+CPU: collections.defaultdict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0, 0])
 CHUNK_WORK = "the chunk work (engine, balanced, cost_curves)"
 
 
@@ -82,11 +85,17 @@ class _Connection:
 
     def execute(self, query: str, *args: Any, **kwargs: Any) -> _Result:
         key = _label(query)
-        start = time.process_time()
+        start, faults = time.process_time(), _faults()
         result = self._con.execute(query, *args, **kwargs)
         CPU[key][0] += time.process_time() - start
         CPU[key][1] += 1
+        CPU[key][2] += _faults() - faults
         return _Result(result, key)
+
+
+def _faults() -> int:
+    """The page faults this thread has taken so far (memory the kernel handed in fresh)."""
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
 
 
 def _instrument(chunk: int) -> None:
@@ -139,12 +148,12 @@ def main() -> int:
     b = next((int(v) for k, v in itertools.pairwise(cli) if k == "--bootstrap-resamples"), 0)
     chunk_cpu = CPU[CHUNK_WORK][0]
     print(f"load average {os.getloadavg()[0]:.2f}; whole evaluate {whole:.2f} CPU-s in-process")
-    print("\n| statement (caller: first words) | calls | CPU-s | share of the chunk work |")
-    print("|---|---|---|---|")
-    for key, (cpu, calls) in sorted(CPU.items(), key=lambda kv: -kv[1][0]):
+    print("\n| statement (caller: first words) | calls | CPU-s | share of the chunk work | page faults |")
+    print("|---|---|---|---|---|")
+    for key, (cpu, calls, faults) in sorted(CPU.items(), key=lambda kv: -kv[1][0]):
         if key != CHUNK_WORK and cpu >= 0.005:
             share = 100 * cpu / max(chunk_cpu, 1e-9)
-            print(f"| {key.replace('|', '/')} | {calls} | {cpu:.3f} | {share:.0f} % |")
+            print(f"| {key.replace('|', '/')} | {calls} | {cpu:.3f} | {share:.0f} % | {faults} |")
     per = 1000 * chunk_cpu / max(b + 1, 1)
     print(
         f"chunk_statements: {b + 1} replicates in chunks of {args.chunk}: "
