@@ -87,3 +87,21 @@ def test_an_evaluation_leaves_no_temp_tables_and_the_insertion_order_setting(tmp
         again = wh.evaluate("run" if fresh else run, resamples=30)
         assert _state(wh) == before
     assert again.artifact["confidence_variants"] == first.artifact["confidence_variants"]
+
+
+def test_an_unreadable_input_ingested_on_the_fly_is_bad_data_not_a_bug(tmp_path, run_cli):
+    # a JSON lines file with a duplicate key: DuckDB's read error aborts the evaluation's
+    # transaction, and the staging's cleanup statements used to replace the error
+    bad = tmp_path / "dup.jsonl"
+    bad.write_text('{"sample_id": 1, "confidence": 0.9, "correct": 1, "confidence": 0.1}\n')
+    why = (
+        f'{bad}: unreadable JSON lines: JSON transform error in file "{bad}", in line 1: '
+        'Object {"sample_id":1,"confidence":0.9,"correct":1,"confi... has duplicate key "confidence"'
+    )
+    wh = tmp_path / "w.duckdb"
+    args = ["evaluate", "--input", bad, "--bootstrap-resamples", "0", "--warehouse", wh, "--no-publish"]
+    done = run_cli(args)
+    assert (done.exit_code, done.stderr) == (1, f"error: {why}\n")
+    with pytest.raises(InputError) as raised:
+        riskcov.evaluate(bad, resamples=0)
+    assert str(raised.value) == why

@@ -129,6 +129,9 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             cause = first_failure(raised)
             if interrupted_query(cause):
                 raise typer.Abort() from None
+            if isinstance(cause, RiskcovError):  # one a cleanup in the aborted transaction hid
+                err(str(cause))
+                raise typer.Exit(cause.exit_code) from None
             first = (str(cause).splitlines() or [""])[0]
             if is_full(cause):  # the machine's, not a bug: ulimit -f, a full disk, a quota
                 err(f"disk full ({first}); {stored_before()}")
