@@ -70,6 +70,8 @@ class Options(CertificateOptions):
             raise UsageError("--group needs a column name")
         if self.violation_margin is not None and not self.violation_margin >= 0:
             raise UsageError(f"--violation-margin must be >= 0, got {self.violation_margin!r}")
+        if not 0 <= self.split_seed < 2**32:  # numpy's RandomState seeds (fwer.halves)
+            raise UsageError(f"--split-seed {self.split_seed} is not in 0..2**32-1")
 
 
 def pairs(
