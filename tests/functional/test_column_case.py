@@ -98,3 +98,33 @@ def test_a_csv_keeps_both_names(tmp_path, run_cli, sql):
         *(("Site", i, "AB"[i % 2]) for i in range(8)),
         *(("site", i, "CDE"[i % 3]) for i in range(8)),
     ]
+
+
+def test_a_name_given_twice_is_refused_like_a_csvs(tmp_path, run_cli, take_snapshot):
+    # DuckDB renamed the second `confidence` of a Parquet file or a frame confidence_1, which
+    # was then evaluated as a CSF named 1 beside confidence, with exit 0; a CSV says so
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    values = [["a", "b", "c"], [0.9, 0.5, 0.2], [1, 0, 1], [0.1, 0.2, 0.3]]
+    table = pa.Table.from_arrays(
+        [pa.array(v) for v in values], names=["sample_id", "confidence", "correct", "confidence"]
+    )
+    path = tmp_path / "twice.parquet"
+    pq.write_table(table, path)
+    csv = tmp_path / "twice.csv"
+    csv.write_text("sample_id,confidence,correct,confidence\na,0.9,1,0.1\nb,0.5,0,0.2\nc,0.2,1,0.3\n")
+    wh = tmp_path / "w.duckdb"
+    first = wh.parent / "first.csv"
+    first.write_text("sample_id,confidence,correct\na,0.5,1\nb,0.2,0\n")
+    _stored(run_cli, wh, first)
+    before = take_snapshot(wh)
+    for given in (path, csv):
+        r = run_cli(["ingest", given, "--warehouse", wh])
+        twice = f"error: {given}: column confidence appears twice\n"
+        assert (r.exit_code, r.stdout, r.stderr) == (1, "", twice)
+    assert take_snapshot(wh) == before
+    for data in (table.drop_columns(["sample_id"]), table.to_pandas().drop(columns="sample_id")):
+        with pytest.raises(InputError) as raised:
+            riskcov.evaluate(data, resamples=0)
+        assert str(raised.value) == "data: column confidence appears twice"

@@ -35,7 +35,12 @@ def _evaluate(run_cli, tmp_path: Path, extra: list[str]) -> dict[str, Any]:
     (command,) = [line for line in re.findall(r"```bash\n(.*?)```", PAGE, re.S) if "ex.csv" in line]
     args = shlex.split(command.strip())[1:]
     args = [str(tmp_path / a) if a in ("ex.csv", "ex.json") else a for a in args]
-    result = run_cli([*args, *extra, "--warehouse", tmp_path / "w.duckdb"])
+    for flag, value in zip(extra[::2], extra[1::2], strict=True):  # in place of the page's own
+        if flag in args:
+            args[args.index(flag) + 1] = value
+        else:
+            args += [flag, value]
+    result = run_cli([*args, "--warehouse", tmp_path / "w.duckdb"])
     assert result.exit_code == 0, result.stderr
     return json.loads((tmp_path / "ex.json").read_text())
 

@@ -313,3 +313,18 @@ def test_group_coverage_at_every_rules_threshold_is_exact_and_stored(tmp_path, r
     assert stored == sorted(expected_rows)
     r = run_cli(["risk-control", "--input", src, "--warehouse", tmp_path / "w.duckdb", "--group", "region"])
     assert r.exit_code == 2 and "--group region: not a column of" in r.stderr
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**32)])
+def test_a_split_seed_numpy_cannot_take_is_refused(tmp_path, run_cli, seed):
+    # it reached RandomState(seed): "internal error (ValueError: Seed must be between 0 and
+    # 2**32 - 1)", exit 70
+    src = tmp_path / "rc.csv"
+    src.write_text(
+        "method,seed,split,domain,sample_id,confidence,loss\nm,1,cal,id,1,0.5,0\nm,1,test,id,1,0.5,0\n"
+    )
+    wh = tmp_path / "w.duckdb"
+    args = ["risk-control", "--input", src, "--warehouse", wh, "--procedure", "split-fixed-sequence"]
+    r = run_cli([*args, "--split-seed", seed])
+    assert (r.exit_code, r.stderr) == (2, f"error: --split-seed {seed} is not in 0..2**32-1\n")
+    assert not wh.exists()

@@ -311,3 +311,24 @@ def test_ingest_accepts_the_ends_of_the_scale(tmp_path, run_cli, sql):
         (1.0,),
         (5.0,),
     ]
+
+
+def test_an_expression_of_no_column_is_a_csf_like_another(wh, run_cli):
+    # a constant gave "Binder Error: ... concat_ws(STRING_LITERAL)" (exit 1): the null check's
+    # message named the signals read, of which there were none
+    assert cli(run_cli, wh, "csf", "add", "flat", "1", "--no-publish") == (
+        0,
+        "added csf flat: CAST(1.0 AS DOUBLE)\n",
+        "",
+    )
+    # one plateau of every item: AURC is the mean loss, as the oracle computes it
+    expected = oracle_aurc(lambda s: 1.0)
+    for name in ("flat", "sql:1"):
+        assert evaluate(run_cli, wh, name)["confidence_variants"][name]["aurc_full"] == pytest.approx(
+            expected, rel=1e-12
+        )
+    code, _, err = cli(run_cli, wh, "evaluate", "--input", "u", "--confidence", "sql:0/0", "--no-publish")
+    people = DOC["experiments"][0]["results"]["results"]
+    predicted = sum(p["predicted_items"][n] is not None for p in people for n in ITEMS)
+    assert code == 1
+    assert err.endswith(f"not a finite number ({predicted} predicted item(s) affected)\n")

@@ -385,3 +385,26 @@ def test_working_points_of_several_sets_are_each_sets_own(con, sets):
             alone.loss_cum.tolist(),
             alone.n_total,
         )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        # both reached the command's end: an internal error (exit 70), numpy's array size and
+        # the JSON writer's "Out of range float values"
+        ({"candidates": 10**20}, f"--candidates must be a positive integer up to 1,000,000, got {10**20}"),
+        ({"candidates": 1_000_001}, "--candidates must be a positive integer up to 1,000,000, got 1000001"),
+        ({"violation_margin": math.inf}, "--violation-margin must be >= 0 and finite, got inf"),
+        ({"violation_margin": math.nan}, "--violation-margin must be >= 0 and finite, got nan"),
+    ],
+)
+def test_risk_control_options_refused_before_anything_runs(options, message):
+    from riskcov.riskcontrol import compare, suite
+
+    with pytest.raises(UsageError) as raised:
+        suite.Options(inputs=["run"], **options).check()
+    assert str(raised.value) == message
+    if "candidates" in options:  # compare certifies with the same options
+        with pytest.raises(UsageError) as raised:
+            compare.Options(inputs=["run"], **options).check()
+        assert str(raised.value) == message

@@ -22,54 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from riskcov.api.options import as_list, evaluate_options
 from riskcov.errors import UsageError
 
 if TYPE_CHECKING:
     from riskcov.api.evaluation import Evaluation
 
 DataOrPath = Any  # a DataFrame, a pyarrow Table, a mapping of columns, or a path
-_SELECTORS = {"mode": "modes", "method": "methods", "experiment_seed": "seeds", "split": "splits"}
-_SELECTORS["domain"] = "domains"
-_METRIC_OPTIONS = (
-    "coverage_grid",
-    "area_coverage",
-    "alpha_grid",
-    "estimator",
-    "curve_points",
-    "intersection_only",
-    "calibration",
-    "loss",
-)
-
-
-def _as_list(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value]
-    return [str(value)]
-
-
-def evaluate_options(
-    inputs: list[str], confidence: str, resamples: int, seed: int, options: dict[str, Any]
-) -> Any:
-    """The `Options` of `riskcov evaluate` from the API's keywords: the metric options by their
-    flag's name (coverage_grid=[...], area_coverage=..., ...) and the experiment selectors
-    (mode, method, experiment_seed, split, domain: one value, or two for a pair)."""
-    from riskcov.evaluation.options import Options
-
-    fields: dict[str, Any] = {}
-    for key, value in options.items():
-        if key in _SELECTORS:
-            fields[_SELECTORS[key]] = _as_list(value)
-        elif key in _METRIC_OPTIONS:
-            fields[key] = [float(v) for v in value] if key.endswith("_grid") else value
-        else:
-            known = ", ".join([*_METRIC_OPTIONS, *_SELECTORS])
-            raise UsageError(f"unknown option {key}; riskcov.evaluate takes {known}")
-    opts = Options(inputs=inputs, confidence=confidence, bootstrap_resamples=resamples, seed=seed, **fields)
-    opts.check()
-    return opts
 
 
 class Warehouse:
@@ -108,9 +67,18 @@ class Warehouse:
 
     @contextmanager
     def connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """The open connection, or one for this call (a file warehouse outside `with`)."""
+        """The open connection, or one for this call (a file warehouse outside `with`).
+
+        An evaluation running a user CSF turns DuckDB's file access off for the database
+        instance, one-way (docs/calibration.md): a file warehouse held open is opened again after
+        it, so later calls (an ingest of a file, publish) work as they do outside `with`."""
         if self._con is not None:
-            yield self._con
+            try:
+                yield self._con
+            finally:
+                if self.path is not None and self._con is not None and files_off(self._con):
+                    self.close()
+                    self._con = _open(self.path)
             return
         if self.path is None:
             raise UsageError("this in-memory warehouse is closed")
@@ -151,6 +119,8 @@ class Warehouse:
                     raise UsageError("loss=, correct= and cluster= name columns of in-memory data")
                 from riskcov.ingest import ingest_file
 
+                if self.path is None and files_off(con):
+                    raise UsageError(_NO_FILES)
                 result = ingest_file(con, Path(data), replace=replace, options=options)
             else:
                 from riskcov.ingest.in_memory import ingest_data
@@ -179,6 +149,8 @@ class Warehouse:
         opts = evaluate_options([str(r) for r in runs], confidence, resamples, seed, options)
         target = Path(output) if output is not None else (Path("-") if self.path is None else None)
         with self.connection() as con:
+            if self.path is None and files_off(con) and any(os.path.exists(r) for r in runs):
+                raise UsageError(_NO_FILES)
             done = evaluate_and_store(con, opts, target, self.path)
         path = None if done.path is None or str(done.path) == "-" else done.path
         return Evaluation(
@@ -220,7 +192,7 @@ class Warehouse:
         flag's name (methods, alphas, delta, bound, procedure, candidates, cal_split, ...)."""
         from riskcov.riskcontrol import suite
 
-        opts = suite.Options(inputs=_as_list(runs), **options)
+        opts = suite.Options(inputs=as_list(runs), **options)
         opts.check()
         with self.connection() as con:
             return suite.risk_control_and_store(con, opts, None)
@@ -230,7 +202,7 @@ class Warehouse:
         their flag's name (methods, id_coverage, thresholds, split, confidence)."""
         from riskcov.riskcontrol import ood_suite
 
-        opts = ood_suite.Options(inputs=_as_list(runs), **options)
+        opts = ood_suite.Options(inputs=as_list(runs), **options)
         opts.check()
         with self.connection() as con:
             return ood_suite.ood_and_store(con, opts, None)
@@ -239,7 +211,7 @@ class Warehouse:
         """`riskcov compare`: one row per method, mean ± std over its seeds."""
         from riskcov.riskcontrol import compare as cmp
 
-        opts = cmp.Options(inputs=_as_list(runs), **options)
+        opts = cmp.Options(inputs=as_list(runs), **options)
         opts.check()
         with self.connection() as con:
             return cmp.compare_in_transaction(con, opts, None)
@@ -283,6 +255,21 @@ class Warehouse:
         with self.connection() as con:
             done = calibrate(con, opts)
         return {**done.artifact, "calibrator_id": done.calibrator_id}
+
+
+_NO_FILES = (
+    "this in-memory Warehouse ran a user CSF, after which DuckDB reads no files in it "
+    "(docs/calibration.md): ingest files before, or use Warehouse(path)"
+)
+
+
+def files_off(con: duckdb.DuckDBPyConnection) -> bool:
+    """True once a user CSF has turned DuckDB's file access off for `con`'s database."""
+    try:
+        setting = con.execute("SELECT current_setting('enable_external_access')").fetchall()
+    except duckdb.Error:  # a connection an interrupt left unusable: nothing to say
+        return False
+    return setting == [(False,)]
 
 
 def _open(path: Path | None) -> duckdb.DuckDBPyConnection:

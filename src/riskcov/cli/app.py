@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from riskcov.cli import coercion
+from riskcov.cli.once import Commands, refusing_repeats
 from riskcov.errors import ResourceError, RiskcovError, UsageError
 from riskcov.warehouse.committed import STORED, interrupted_message, stored_before
 from riskcov.warehouse.files import is_full
@@ -33,6 +34,9 @@ class _OneLineErrors(TyperGroup):
 
     # typer turns a Ctrl-C outside the command (parsing options, the group callback) into a
     # silent exit 130: make it the same Abort as inside one, so it says so in one line
+    def make_parser(self, ctx: Any) -> Any:
+        return refusing_repeats(super().make_parser(ctx), ctx)
+
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().make_context(*args, **kwargs)
@@ -63,7 +67,7 @@ class _OneLineErrors(TyperGroup):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-app = typer.Typer(
+app = Commands(
     cls=_OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
@@ -125,6 +129,9 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             cause = first_failure(raised)
             if interrupted_query(cause):
                 raise typer.Abort() from None
+            if isinstance(cause, RiskcovError):  # one a cleanup in the aborted transaction hid
+                err(str(cause))
+                raise typer.Exit(cause.exit_code) from None
             first = (str(cause).splitlines() or [""])[0]
             if is_full(cause):  # the machine's, not a bug: ulimit -f, a full disk, a quota
                 err(f"disk full ({first}); {stored_before()}")

@@ -5,9 +5,10 @@ from typing import Annotated
 import typer
 
 from riskcov.cli.app import WarehouseOpt, app, guarded, publishes
+from riskcov.cli.once import Commands
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 
-csf_app = typer.Typer(no_args_is_help=True, help="Your own confidence functions, as SQL expressions.")
+csf_app = Commands(no_args_is_help=True, help="Your own confidence functions, as SQL expressions.")
 app.add_typer(csf_app, name="csf")
 
 

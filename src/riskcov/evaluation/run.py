@@ -17,6 +17,7 @@ import duckdb
 from riskcov.bootstrap import Draws, draw_chunks, memory
 from riskcov.errors import InputError, UsageError
 from riskcov.evaluation import assembly, groups
+from riskcov.evaluation.callers_state import drop_new_temps, insertion_order_kept, temps
 from riskcov.evaluation.options import Options
 from riskcov.ingest.inputs import Input, analysis_set, resolve
 from riskcov.metrics import balanced, cells, chunk_plan, chunks, cost_curves, engine, stream_plan
@@ -262,7 +263,8 @@ def evaluate_and_store(
     evaluation; a killed run's staged artifact is recovered by the next one)."""
     opts.check()
     store.recover_artifacts(con, warehouse, output)
-    with transaction(con) as tx:
+    with insertion_order_kept(con), transaction(con) as tx:
+        temps_before = temps(con)
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         # a new file input is ingested, uncommitted (not one Spark reads where it lies)
         inputs = None if _read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
@@ -281,6 +283,7 @@ def evaluate_and_store(
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)
         store.save(con, result.evaluation_id, result.artifact, str(result.path))
+        drop_new_temps(con, temps_before)  # the replicates ran on `con` itself when `fresh`
         tx.stored = f"evaluation {result.evaluation_id}"
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
             artifact.write_on_commit(tx, result.artifact, result.path)

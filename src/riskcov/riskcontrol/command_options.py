@@ -64,6 +64,11 @@ class InputOptions:
         return {k: values[k] for k in sorted(values.keys() - {"inputs"}, key=RECORDED_ORDER.index)}
 
 
+# --candidates G draws G coverage targets: past the cal split's samples they add no candidate,
+# and 10**20 of them failed as an internal error (numpy's array size)
+MAX_CANDIDATES = 1_000_000
+
+
 @dataclass
 class CertificateOptions(InputOptions):
     """The certificate's --delta, --bound, --procedure and --candidates, fit on --cal-split and
@@ -82,7 +87,9 @@ class CertificateOptions(InputOptions):
             raise UsageError(f"--bound {self.bound}: expected one of {', '.join(BOUNDS)}")
         if self.procedure not in PROCEDURES:
             raise UsageError(f"--procedure {self.procedure}: expected one of {', '.join(PROCEDURES)}")
-        if self.candidates < 1:
-            raise UsageError(f"--candidates must be a positive integer, got {self.candidates}")
+        if not 1 <= self.candidates <= MAX_CANDIDATES:  # more than the cal points adds none
+            raise UsageError(
+                f"--candidates must be a positive integer up to {MAX_CANDIDATES:,}, got {self.candidates}"
+            )
         if self.cal_split == self.test_split:
             raise UsageError(f"--cal-split and --test-split are both {self.cal_split}; they must differ")

@@ -4,6 +4,7 @@ the violation rate over the seeds; the rows are stored with the command's option
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,11 @@ class Options(CertificateOptions):
         self.check_certificate()
         if self.group == "":
             raise UsageError("--group needs a column name")
-        if self.violation_margin is not None and not self.violation_margin >= 0:
-            raise UsageError(f"--violation-margin must be >= 0, got {self.violation_margin!r}")
+        if self.violation_margin is not None and not 0 <= self.violation_margin < math.inf:
+            # inf failed only when the JSON was written: an internal error
+            raise UsageError(f"--violation-margin must be >= 0 and finite, got {self.violation_margin!r}")
+        if not 0 <= self.split_seed < 2**32:  # numpy's RandomState seeds (fwer.halves)
+            raise UsageError(f"--split-seed {self.split_seed} is not in 0..2**32-1")
 
 
 def pairs(

@@ -74,9 +74,10 @@ class CompiledExpression:
         whens = [f"WHEN NOT {has_signal(c)} THEN '{c} is missing'" for c in self.columns]
         nulls = ", ".join(f"CASE WHEN s.{c} IS NULL THEN '{c}' END" for c in self.columns)
         # only a null signal can make the result null: NULL literals are refused and CASE needs ELSE
+        # an expression of no column (a constant, 0/0) has no signal to name
+        null = f"'the confidence is null (null signal: ' || concat_ws(', ', {nulls}) || ')'"
         whens.append(
-            f"WHEN ({self.sql}) IS NULL THEN "
-            f"'the confidence is null (null signal: ' || concat_ws(', ', {nulls}) || ')'"
+            f"WHEN ({self.sql}) IS NULL THEN {null if self.columns else repr('the confidence is null')}"
         )
         whens.append(
             f"WHEN NOT isfinite({self.sql}) THEN 'the confidence is ' || "

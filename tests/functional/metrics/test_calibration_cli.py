@@ -491,7 +491,8 @@ def test_evaluate_refusals(setup, tmp_path, run_cli, take_snapshot, args, code, 
 def test_calibrate_refusals(setup, run_cli, take_snapshot, args, code, message):
     wh, _ = setup
     before = take_snapshot(wh)
-    res = run_cli(["calibrate", "--input", "cal", "--mode", "zero_shot", *args, "--warehouse", wh])
+    mode = [] if "--mode" in args else ["--mode", "zero_shot"]  # an option given once
+    res = run_cli(["calibrate", "--input", "cal", *mode, *args, "--warehouse", wh])
     assert (res.exit_code, res.stdout) == (code, "")
     if message != "NOCHECK":
         assert res.stderr == f"error: {message}\n"

@@ -227,3 +227,54 @@ def test_the_packed_key_needs_no_order_of_the_points(con, data, order):
     got = sorted(cur.execute(sql, [COSTS[:5]]).fetchall(), key=lambda r: r[:3])
     cur.close()
     assert got == brute_force(points, totals, COSTS[:5])
+
+
+# the chord test (packed key only) is exact below 2^25 units: blocks whose counts cross it,
+# with runs of equal loss per unit (collinear points), one-point blocks and equal gains, under
+# the unit and k_base cost_curves gives them, against brute force
+BOUND = 2**25
+INTEGER_COSTS = [0.0, 1.0, 2.0, 4.0]
+edge_blocks = st.tuples(
+    st.just(1.0),
+    st.sampled_from([0, 1]),
+    st.sampled_from([BOUND - 4, BOUND - 2, BOUND - 1, BOUND, BOUND + 1]).flatmap(
+        lambda first: st.tuples(st.just(first), st.sampled_from([0.0, 1.0, 2.0]))
+    ),
+    st.lists(st.tuples(st.integers(1, 2), st.sampled_from([0.0, 1.0, 2.0])), max_size=8),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(edge_blocks, min_size=1, max_size=4), shuffled=st.randoms(use_true_random=False))
+def test_the_candidates_across_the_chord_tests_bound(con, data, shuffled):
+    blocks = [(scale, ab, [first, *steps]) for scale, ab, first, steps in data]
+    points, totals = rows_of(blocks)
+    cur = con.cursor()
+    try:
+        cur.execute(
+            "CREATE TEMP TABLE eval_points_phi (series INTEGER, replicate INTEGER, plateau BIGINT, "
+            "threshold DOUBLE, k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
+        )
+        cur.execute(
+            "CREATE TEMP TABLE eval_totals_phi (series INTEGER, replicate INTEGER, n_total BIGINT, "
+            "k_total BIGINT, loss_scale DOUBLE)"
+        )
+        cur.executemany("INSERT INTO eval_points_phi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+        cur.executemany("INSERT INTO eval_totals_phi VALUES (?, ?, ?, ?, ?)", totals)
+        packing = cost_curves._packing(cur, INTEGER_COSTS)
+        assert packing is not None  # the packed key, hence the chord test
+        query = (
+            "SELECT series, replicate, cost, phi, threshold, coverage FROM rc_effective_reliability("
+            "'eval_points_phi', 'eval_totals_phi', ?, unit := ?, k_base := ?) "
+            "ORDER BY series, replicate, cost"
+        )
+        stored = cur.execute(query, [INTEGER_COSTS, *packing]).fetchall()
+        shuffled.shuffle(points)  # any row order gives the same rows
+        cur.execute("DELETE FROM eval_points_phi")
+        cur.executemany("INSERT INTO eval_points_phi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+        any_order = cur.execute(query, [INTEGER_COSTS, *packing]).fetchall()
+    finally:
+        cur.close()
+    want = brute_force(points, totals, INTEGER_COSTS)
+    assert stored == want
+    assert any_order == want

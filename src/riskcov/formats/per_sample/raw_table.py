@@ -112,15 +112,24 @@ def read_raw(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[l
 
 
 def refuse_case_clash(names: list[str]) -> None:
-    """InputError for two column names equal but for case, which DuckDB reads as one name.
+    """InputError for two column names equal, or equal but for case, which DuckDB reads as one
+    name (it renames the later to name_1: a Parquet file or a frame with `confidence` twice
+    was evaluated as CSFs confidence and 1).
 
     >>> refuse_case_clash(["site", "Site_1", "score"])
     >>> refuse_case_clash(["Site", "score", "site"])
     Traceback (most recent call last):
     riskcov.errors.InputError: columns Site and site differ only in case, which DuckDB reads as one ...
+    >>> refuse_case_clash(["confidence", "correct", "confidence"])
+    Traceback (most recent call last):
+    riskcov.errors.InputError: column confidence appears twice
     """
     first: dict[str, str] = {}
+    given: set[str] = set()
     for name in names:
+        if name in given:
+            raise InputError(f"column {name} appears twice")
+        given.add(name)
         seen = first.setdefault(name.lower(), name)
         if seen != name:
             raise InputError(

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -226,6 +227,7 @@ def stage(
     API's `data`); `default_method` is the method of rows without a method column."""
     drop(con, *_STAGED)
     kept_order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone() == (True,)
+    staged = False
     try:
         if not kept_order:  # row numbers are the raw table's row ids: its rows must keep file order
             con.execute("SET preserve_insertion_order = true")
@@ -249,13 +251,15 @@ def stage(
         found = experiments(con)
         layout = rows_in_order(con, tuple(plan.csfs), numeric, tuple(a.name for a in plan.attributes))
         inspection_views(con, layout, "cluster_key" if numeric else "cluster")
-    except BaseException:
-        drop(con, *_STAGED)
-        raise
+        staged = True
     finally:
-        drop(con, RAW, EXPS)
-        if not kept_order:
-            con.execute("SET preserve_insertion_order = false")
+        # after a failure inside the caller's transaction (an evaluate's input ingested on the
+        # fly) DuckDB refuses every statement until ROLLBACK, which drops these anyway: the
+        # failure, not "transaction is aborted", is what the caller gets
+        with nullcontext() if staged else suppress(duckdb.Error):
+            drop(con, RAW, EXPS, *(() if staged else _STAGED))
+            if not kept_order:
+                con.execute("SET preserve_insertion_order = false")
     return StagedSamples(
         path=label,
         n_rows=n_rows,

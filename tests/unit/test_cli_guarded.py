@@ -1,0 +1,32 @@
+"""cli.app.guarded: a typed riskcov error that a cleanup statement hid (DuckDB refuses every
+statement of an aborted transaction: "Current transaction is aborted") is still reported as
+itself, one line and its exit code, not as an internal error (exit 70)."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+
+from riskcov.cli.app import INTERNAL_ERROR, guarded
+from riskcov.errors import InputError
+
+
+def _hidden(first: Exception) -> None:
+    try:
+        raise first
+    except Exception:  # the context is the hidden failure, as a cleanup in `except` leaves it
+        raise RuntimeError("TransactionContext Error: Current transaction is aborted (please ROLLBACK)")  # noqa: B904
+
+
+def test_a_typed_error_a_cleanup_hid_keeps_its_line_and_code(capsys):
+    with pytest.raises(typer.Exit) as done:
+        guarded(_hidden)(InputError("run.jsonl: unreadable JSON lines: duplicate key"))
+    assert done.value.exit_code == 1
+    assert capsys.readouterr().err == "error: run.jsonl: unreadable JSON lines: duplicate key\n"
+
+
+def test_another_hidden_failure_is_still_a_bug(capsys):
+    with pytest.raises(typer.Exit) as done:
+        guarded(_hidden)(KeyError("x"))
+    assert done.value.exit_code == INTERNAL_ERROR
+    assert capsys.readouterr().err.startswith("error: internal error (KeyError: 'x'); the work in progress")
