@@ -5,6 +5,7 @@ points."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -87,6 +88,26 @@ def test_the_block_pool_is_set_for_the_chunks_and_changes_no_bit(paired_artifact
         kept.append(con.execute("SELECT current_setting('block_allocator_memory')").fetchone()[0])
 
     monkeypatch.setattr(chunks, "keep_blocks", spy)
-    pooled = paired_artifact("pool", **same, workers=2)
+    pooled = paired_artifact("pool", **same, workers=2, block_pool=True)
     assert len(kept) == 2 and kept[0] > 0 and kept[1] != "0 bytes"
+    kept.clear()
+    paired_artifact("library", **same, workers=2)  # the library's callers keep their memory
+    assert kept == []
     assert json.dumps(without, sort_keys=True) == json.dumps(pooled, sort_keys=True)
+
+
+def test_the_cli_asks_for_the_pool_and_the_library_does_not(run_cli, tmp_path, monkeypatch):
+    # the CLI's process ends with the instance; a library caller's open warehouse would keep it
+    asked: list[bool] = []
+    monkeypatch.setattr(chunks, "keep_blocks", lambda con, nbytes: asked.append(True))
+    from riskcov.api import Warehouse
+
+    example = Path(__file__).parents[2] / "examples" / "example_run.json"
+    api = Warehouse(tmp_path / "api.duckdb")
+    api.evaluate(example, mode="few_shot", resamples=20, output=tmp_path / "a.json")
+    assert asked == []
+    out = tmp_path / "cli.json"
+    args = ["--warehouse", tmp_path / "cli.duckdb", "evaluate", "--input", example, "--mode", "few_shot"]
+    result = run_cli([*args, "--bootstrap-resamples", "20", "--output", out, "--no-publish"])
+    assert result.exit_code == 0, result.stderr
+    assert asked == [True]

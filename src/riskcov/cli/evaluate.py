@@ -105,6 +105,7 @@ def evaluate(
         engine=engine,
         spark_master=spark_master,
         spark_conf=spark_settings(spark_conf or []),
+        block_pool=True,  # the process ends with the instance (docs/performance.md, the block pool)
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)

@@ -64,6 +64,9 @@ class Options:
     alpha_grid: list[float] = field(default_factory=lambda: list(DEFAULT_ALPHAS))
     chunk_replicates: int = 0  # 0: sized from the analysis set
     workers: int = 0  # connections running chunks at once; 0: one per DuckDB thread when worth it
+    # keep DuckDB's freed blocks from chunk to chunk (docs/performance.md, the block pool): the
+    # instance keeps them until it closes, so only the CLI, whose process ends with it, asks
+    block_pool: bool = False
     curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
     calibration: str | None = None  # --calibration FILE|ID (docs/calibration.md)
     costs: list[float] = field(default_factory=lambda: list(DEFAULT_COSTS))  # effective reliability

@@ -207,7 +207,8 @@ def _compute_all(
     stream = stream_plan.plan(con, participants)  # None: the chunked path's sort per chunk
     # few clusters: cumulative cells, or None (docs/performance.md, the shape rule)
     cumulative = cells.plan(con, participants, allowed=stream is None)
-    chunks.keep_blocks(con, chunk_plan.block_pool(con, chunk, workers))  # blocks reused, chunk to chunk
+    if opts.block_pool:  # blocks reused, chunk to chunk
+        chunks.keep_blocks(con, chunk_plan.block_pool(con, chunk, workers))
     total = engine.Results(b + 1)
     lock = threading.Lock()  # chunks finish on several threads
     done = 0
