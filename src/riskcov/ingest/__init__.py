@@ -122,7 +122,7 @@ def _store(
                 __version__,
             ],
         )
-        materialise.refresh(con, _insert_experiments(con, run))
+        materialise.refresh(con, _insert_experiments(con, run), beside=True)
 
 
 def store_run(
