@@ -161,7 +161,7 @@ def test_the_metric_tables_are_computed_under_a_bounded_memory_limit_then_restor
     from riskcov.errors import InputError
     from riskcov.evaluation.prepared_warehouse import open_warehouse
     from riskcov.ingest import ingest_file
-    from riskcov.warehouse import duckdb_helpers, metric_rows
+    from riskcov.warehouse import duckdb_helpers
     from riskcov.warehouse import metric_tables as materialise
 
     def as_read_back(limit_bytes: int) -> str:
@@ -170,15 +170,15 @@ def test_the_metric_tables_are_computed_under_a_bounded_memory_limit_then_restor
         return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
 
     seen: list[str] = []
-    real = metric_rows.insert_metrics
+    real = materialise._metrics
 
-    def spy(con, ids, harmonic=None):
+    def spy(con, ids):
         seen.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
         if len(seen) == 3:
             raise InputError("stop here")
-        real(con, ids, harmonic)
+        real(con, ids)
 
-    monkeypatch.setattr(metric_rows, "insert_metrics", spy)
+    monkeypatch.setattr(materialise, "_metrics", spy)
     limit = "SELECT current_setting('memory_limit')"
     for name, text in (("preds.csv", PREDS), ("other.csv", OTHER), ("third.csv", OTHER + "d,0.1,1\n")):
         (tmp_path / name).write_text(text)
@@ -205,13 +205,12 @@ def test_the_metric_tables_are_computed_under_a_bounded_memory_limit_then_restor
 def test_the_metrics_read_every_rounds_points_in_the_order_sorting_them_would_give(
     warehouse_path, run_cli, monkeypatch, shared_dir
 ):
-    """The metrics read rc_points back through a join (metric_rows.ALL_POINTS_SQL) and sum each
+    """The metrics read rc_points back through a join (metric_tables.ALL_POINTS_SQL) and sum each
     block in the order the rows come: a join that did not keep rc_points' order would change
     their last bits. The rows must equal, bit for bit, those computed from the same points
     sorted explicitly, on files whose blocks have thousands of points with 0/1 and continuous
     losses (where the order of a float sum shows)."""
     from riskcov.evaluation.prepared_warehouse import open_warehouse
-    from riskcov.warehouse import metric_rows
     from riskcov.warehouse import metric_tables as materialise
 
     for path in (
@@ -229,8 +228,8 @@ def test_the_metrics_read_every_rounds_points_in_the_order_sorting_them_would_gi
         return rows
 
     joined = refreshed()
-    sorted_sql = metric_rows.ALL_POINTS_SQL + " ORDER BY k.series, p.replicate, p.plateau"
-    monkeypatch.setattr(metric_rows, "ALL_POINTS_SQL", sorted_sql)
+    sorted_sql = materialise.ALL_POINTS_SQL + " ORDER BY k.series, p.replicate, p.plateau"
+    monkeypatch.setattr(materialise, "ALL_POINTS_SQL", sorted_sql)
     assert refreshed() == joined
     assert len(joined) > 26  # the example's experiments beside the fixture's 13 CSFs x 2 losses
 

@@ -122,7 +122,7 @@ def _store(
                 __version__,
             ],
         )
-        materialise.refresh(con, _insert_experiments(con, run), beside=True)
+        materialise.refresh(con, _insert_experiments(con, run))
 
 
 def store_run(

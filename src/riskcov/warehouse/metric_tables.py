@@ -21,10 +21,8 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.warehouse import metric_rows
-from riskcov.warehouse.beside import Beside
 from riskcov.warehouse.csf_columns import columns_sql, rows_sql
-from riskcov.warehouse.duckdb_helpers import bounded_memory, memory_share, one
+from riskcov.warehouse.duckdb_helpers import bounded_memory, memory_share, one, one_thread
 
 TABLES = ("metrics", "rc_points")
 # The whole process's memory target while the metric tables are computed: DuckDB's memory_limit
@@ -79,19 +77,14 @@ def forget_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
         )
 
 
-def refresh(
-    con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None = None, *, beside: bool = False
-) -> int:
+def refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None = None) -> int:
     """(Re)compute the rows of `experiment_ids` (every experiment when None); return the
-    number of metric rows written. DuckDB's memory is bounded meanwhile (PROCESS_MEMORY_BYTES).
-    `beside`: the macros of `sql/` are committed (not changed in the caller's transaction), so
-    the oracle's harmonic numbers, which read nothing else, are built on a second connection
-    while this one computes the rounds (`Beside`)."""
+    number of metric rows written. DuckDB's memory is bounded meanwhile (PROCESS_MEMORY_BYTES)."""
     with bounded_memory(con, memory_share(con, PROCESS_MEMORY_BYTES, MEMORY_FLOOR_BYTES)):
-        return _refresh(con, experiment_ids, beside)
+        return _refresh(con, experiment_ids)
 
 
-def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None, beside: bool) -> int:
+def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | None) -> int:
     if experiment_ids is None:
         for table in TABLES:
             con.execute(f"DELETE FROM {table}")
@@ -110,48 +103,14 @@ def _refresh(con: duckdb.DuckDBPyConnection, experiment_ids: Iterable[int] | Non
     # would hold ~20 M rows at once; each CSF's series are independent of the others'
     item_csfs, sample_csfs = _csfs(con)
     csfs = sorted(set(item_csfs) | set(sample_csfs))
-    # the units of all experiments, and of the largest (a bound of any series' n_total)
-    per_experiment = (
-        "SELECT experiment_id, count(*) AS n FROM {} SEMI JOIN mat_experiments USING (experiment_id) "
-        "GROUP BY experiment_id"
-    )
     units = one(
         con.execute(
-            f"SELECT (SELECT count(*) FROM items SEMI JOIN mat_experiments USING (experiment_id)), "
-            "(SELECT count(*) FROM samples SEMI JOIN mat_experiments USING (experiment_id)), "
-            f"(SELECT coalesce(max(n), 0) FROM ({per_experiment.format('items')} UNION ALL "
-            f"{per_experiment.format('samples')}))"
+            "SELECT (SELECT count(*) FROM items SEMI JOIN mat_experiments USING (experiment_id)), "
+            "(SELECT count(*) FROM samples SEMI JOIN mat_experiments USING (experiment_id))"
         )
     )
     items = int(units[0]) if units else 0
     per_csf = 2 * (items + int(units[1])) if units else 0  # two losses at most
-    bound = int(units[2]) if units else 0
-    # H(k) for k up to the bound; the rows of k <= max(n_total) are rc_harmonic(max(n_total))'s
-    harmonic = Beside(con, f"FROM rc_harmonic({bound})") if beside and csfs else None
-    try:
-        _rounds(con, ids, csfs, item_csfs, sample_csfs, items, per_csf)
-        if csfs:
-            metric_rows.insert_metrics(con, _id_list(ids), (harmonic, bound) if harmonic else None)
-    finally:
-        if harmonic is not None:
-            harmonic.close()
-    row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
-    # on an error the caller's rollback removes them with everything else
-    for name in _TEMP:
-        con.execute(f"DROP TABLE IF EXISTS temp.{name}")
-    return int(row[0]) if row else 0
-
-
-def _rounds(
-    con: duckdb.DuckDBPyConnection,
-    ids: list[int],
-    csfs: list[str],
-    item_csfs: list[str],
-    sample_csfs: list[str],
-    items: int,
-    per_csf: int,
-) -> None:
-    """The RC points of every CSF, a round of a few CSFs at a time (_some_csfs)."""
     # the point-estimate sample once per refresh, not once per macro of every round
     con.execute("CREATE OR REPLACE TEMP TABLE mat_units AS FROM warehouse_units('mat_experiments')")
     size = max(1, ROWS_PER_CHUNK // max(per_csf, 1))
@@ -169,6 +128,13 @@ def _rounds(
             )
             held = set(group)
         _some_csfs(con, scored, [c for c in some if c in sample_csfs], first=start == 0)
+    if csfs:
+        _metrics(con, ids)
+    row = one(con.execute(f"SELECT count(*) FROM metrics WHERE experiment_id IN ({_id_list(ids)})"))
+    # on an error the caller's rollback removes them with everything else
+    for name in _TEMP:
+        con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+    return int(row[0]) if row else 0
 
 
 def _csfs(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
@@ -292,3 +258,39 @@ def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:
     )
     con.execute("INSERT INTO mat_people FROM rc_people('mat_new_scored')")
     con.execute("DROP VIEW temp.mat_new_scored")
+
+
+ALL_POINTS_SQL = (
+    "CREATE OR REPLACE TEMP VIEW mat_all_points AS "
+    "SELECT k.series, p.* EXCLUDE (experiment_id, csf, loss) FROM rc_points AS p "
+    "JOIN mat_series AS k USING (experiment_id, csf, loss) "
+    "WHERE p.experiment_id IN ({ids})"
+)
+
+
+def _metrics(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
+    """Insert the metrics of every round's series at once, on one thread (as `evaluate` sums
+    a block's areas: in point order, reproducible to the last bit)."""
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE mat_harmonic AS "
+        "FROM rc_harmonic((SELECT coalesce(max(n_total), 0) FROM mat_all_totals))"
+    )
+    # every round's points as rc_points holds them, in the order they were inserted (a scan
+    # of rc_points is in insertion order, and a join probing with it on one thread keeps it:
+    # DuckDB's behaviour, not a SQL guarantee, so a test holds the rows to those of the points
+    # sorted explicitly, bit for bit: test_materialise's ALL_POINTS test)
+    con.execute(ALL_POINTS_SQL.format(ids=_id_list(ids)))
+    with one_thread(con):
+        con.execute(
+            "INSERT INTO metrics BY NAME SELECT * FROM warehouse_metrics('mat_oracle', 'mat_units', "
+            "'mat_all_points', 'mat_all_totals', 'mat_harmonic', 'mat_series') "
+            "ORDER BY experiment_id, csf, loss"
+        )
+        con.execute(
+            "UPDATE metrics SET aurc_ba = b.aurc_ba, augrc_ba = b.augrc_ba FROM "
+            "(SELECT k.experiment_id, k.csf, k.loss, b.aurc_ba, b.augrc_ba "
+            " FROM rc_balanced_of('mat_class_cells', 'mat_units', 'mat_all_points') AS b "
+            " JOIN mat_series AS k USING (series)) AS b "
+            "WHERE metrics.experiment_id = b.experiment_id AND metrics.csf = b.csf AND metrics.loss = b.loss"
+        )
+    con.execute("DROP VIEW temp.mat_all_points")
