@@ -133,7 +133,7 @@ def test_a_decoding_process_that_dies_is_an_error_and_the_warehouse_is_unchanged
 def test_the_decoding_processes_give_the_columns_of_the_thread(shared_dir):
     """Each batch's store columns from the children equal those decoded here, batch for batch,
     over both experiments of a fixture (ids repeat across experiments, not within one)."""
-    from riskcov.formats.phq8_json.store import lean
+    from riskcov.formats.phq8_json.lean import lean
 
     data = (shared_dir / "fixtures" / "runs" / "public30.json").read_bytes()
     for size in (600, 5_000, 2**40):

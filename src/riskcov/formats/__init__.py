@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import duckdb
-
 from riskcov.errors import InputError
 
 if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
+    import duckdb  # nor a decoding process (phq8_json/decoders.py) DuckDB
     import numpy as np
 
     Columns = dict[str, np.ndarray[Any, Any]]

@@ -5,7 +5,7 @@ so a thread beside it cannot insert meanwhile; a child process decodes on the ot
 (docs/performance.md#ingest). The parent cuts each experiment's participant list into batches
 (byte ranges, `Participants.spans`) and sends each to a child over a pipe, with the list's
 first participants once (`structs.probe`: what the participant struct is made from); a child
-sends back the batch's store columns (`store.lean`) or that it refused the batch. Batches go to
+sends back the batch's store columns (`lean.lean`) or that it refused the batch. Batches go to
 the children in turn and come back in file order; participant ids are checked unique across
 batches here. A refusal is typed.Refused in the parent: the caller falls back to the full
 checker, so every message is that of the file parsed whole.
@@ -30,7 +30,7 @@ from typing import Any
 
 from riskcov.errors import ResourceError
 from riskcov.formats.phq8_json.document import gc_paused
-from riskcov.formats.phq8_json.store import LeanRows, lean
+from riskcov.formats.phq8_json.lean import LeanRows, lean
 from riskcov.formats.phq8_json.structs import participant_type, probe
 from riskcov.formats.phq8_json.typed import FAILED, Participants, Refused, experiment_rows
 
