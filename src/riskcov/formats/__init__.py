@@ -10,6 +10,7 @@ sample_scores). The SQL metric macros read every format through the scored relat
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -100,6 +101,13 @@ class Format(Protocol):
     def parse(
         self, con: duckdb.DuckDBPyConnection, path: Path, data: bytes, options: IngestOptions
     ) -> ParsedRun: ...
+
+
+def prepared(fmt: Format, file_bytes: int) -> AbstractContextManager[None]:
+    """The format's `prepare(file_bytes)`, a context manager around reading, parsing and
+    storing one file (PHQ-8 JSON starts its decoding processes there), when it has one."""
+    prepare = getattr(fmt, "prepare", None)
+    return prepare(file_bytes) if prepare is not None else nullcontext()
 
 
 def formats() -> list[Format]:

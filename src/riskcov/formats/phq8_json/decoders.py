@@ -22,9 +22,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import traceback
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
@@ -136,13 +138,49 @@ class Decoders:
             yield accept(eid, k, reply)
 
 
+_early = threading.local()  # `started_early`'s processes for this thread's file, or _NONE
+
+
+class _None:
+    """No process could be started early: the store does not try again."""
+
+
+_NONE = _None()
+
+
 def start() -> Decoders | None:
-    """The decoding processes, or None when no process can be started here (the batches are
-    then decoded on the ingest's thread)."""
+    """The decoding processes (those started early for this file, else new ones), or None when
+    no process can be started here (the batches are then decoded on the ingest's thread)."""
+    ready = getattr(_early, "pool", None)
+    if ready is not None:
+        _early.pool = None
+        return ready if isinstance(ready, Decoders) else None
     try:
         return Decoders()
     except OSError:
         return None
+
+
+@contextmanager
+def started_early(file_bytes: int) -> Iterator[None]:
+    """For the block (parsing and storing one file of `file_bytes` bytes): when the file is
+    large enough that its participants may take the decoding processes, start them now, so
+    that their start (an interpreter and its imports, ~0.5 s) overlaps the parse instead of the
+    store; the store's `start` takes them. Those it did not take (a file refused, or whose
+    participants turn out smaller) are ended with the block."""
+    if file_bytes <= PROCESS_BYTES or getattr(_early, "pool", None) is not None:
+        yield
+        return
+    try:
+        _early.pool = Decoders()
+    except OSError:
+        _early.pool = _NONE
+    try:
+        yield
+    finally:
+        left, _early.pool = _early.pool, None
+        if isinstance(left, Decoders):
+            left.close()
 
 
 def _columns(batch: bytes, shape: Any) -> LeanRows:
