@@ -204,8 +204,8 @@ def base_columns(
 
 
 def objects(values: list[Any]) -> np.ndarray[Any, Any]:
-    """A 1-D object array of `values`, each element the object itself (lists included:
-    np.array would look into them for a second dimension, ~10 x slower for lists of keys).
+    """A 1-D object array of `values`, each element the object itself (lists included, which
+    np.array would look into for a second dimension, item by item).
 
     >>> keys = ["a", "b"]
     >>> out = objects([keys, None, keys])

@@ -165,7 +165,7 @@ def start() -> Decoders | None:
 def started_early(file_bytes: int) -> Iterator[None]:
     """For the block (parsing and storing one file of `file_bytes` bytes): when the file is
     large enough that its participants may take the decoding processes, start them now, so
-    that their start (an interpreter and its imports, ~0.5 s) overlaps the parse instead of the
+    that their start (an interpreter and its imports) overlaps the parse instead of the
     store; the store's `start` takes them. Those it did not take (a file refused, or whose
     participants turn out smaller) are ended with the block."""
     if file_bytes <= PROCESS_BYTES or getattr(_early, "pool", None) is not None:
