@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from riskcov.errors import ResourceError
+from riskcov.formats import phq8_json
 from riskcov.formats.phq8_json import decoders, typed
 
 _SERVE = "decoders import serve"  # in a decoding process's command line
@@ -133,7 +134,7 @@ def test_a_decoding_process_that_dies_is_an_error_and_the_warehouse_is_unchanged
 def test_the_decoding_processes_give_the_columns_of_the_thread(shared_dir):
     """Each batch's store columns from the children equal those decoded here, batch for batch,
     over both experiments of a fixture (ids repeat across experiments, not within one)."""
-    from riskcov.formats.phq8_json.store import lean
+    from riskcov.formats.phq8_json.lean import lean
 
     data = (shared_dir / "fixtures" / "runs" / "public30.json").read_bytes()
     for size in (600, 5_000, 2**40):
@@ -201,3 +202,79 @@ def test_where_no_process_can_start_the_batches_are_decoded_here(
     for table in ("participants", "items", "item_signals", "metrics", "rc_points"):
         query = f"SELECT * EXCLUDE (experiment_id) FROM {table} ORDER BY rowid"
         assert sql(tmp_path / "b.duckdb", query) == sql(tmp_path / "a.duckdb", query)
+
+
+def _started(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen[bytes]]:
+    """Every decoding process started from now on (decoders._start spied)."""
+    started: list[subprocess.Popen[bytes]] = []
+    start = decoders._start
+
+    def spy() -> Any:
+        proc, conn = start()
+        started.append(proc)
+        return proc, conn
+
+    monkeypatch.setattr(decoders, "_start", spy)
+    return started
+
+
+def test_the_processes_started_while_a_file_is_parsed_are_those_the_store_takes(
+    shared_dir, tmp_path, run_cli, sql, monkeypatch
+):
+    """Started early (their start overlaps the parse), once per file: the store takes them and
+    starts none; an unchanged file (same sha256) starts none; none is left after either."""
+    path = shared_dir / "fixtures" / "runs" / "public30.json"
+    assert run_cli(["ingest", path, "--warehouse", tmp_path / "a.duckdb", "--no-publish"]).exit_code == 0
+    monkeypatch.setattr(decoders, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(typed, "BATCH_BYTES", 600)
+    taken: list[int] = []
+    real = decoders.start
+    monkeypatch.setattr(decoders, "start", lambda: taken.append(1) or real())
+    started = _started(monkeypatch)
+    at_parse: list[int] = []
+    parse = phq8_json.parse
+
+    def parsed(*args: Any) -> Any:
+        at_parse.append(len(started))
+        return parse(*args)
+
+    monkeypatch.setattr(phq8_json, "parse", parsed)
+    warehouse = tmp_path / "b.duckdb"
+    assert run_cli(["ingest", path, "--warehouse", warehouse, "--no-publish"]).exit_code == 0
+    assert (at_parse, len(started), taken) == ([decoders.PROCESSES], decoders.PROCESSES, [1])
+    assert run_cli(["ingest", path, "--warehouse", warehouse, "--no-publish"]).stdout.count("unchanged") == 1
+    assert len(started) == decoders.PROCESSES
+    assert all(proc.poll() is not None for proc in started) and _decoding_children(os.getpid()) == []
+    for table in ("participants", "items", "item_signals", "metrics", "rc_points"):
+        query = f"SELECT * EXCLUDE (experiment_id) FROM {table} ORDER BY rowid"
+        assert sql(warehouse, query) == sql(tmp_path / "a.duckdb", query)
+
+
+@pytest.mark.parametrize("problem", ["bad participant", "run_id taken"])
+def test_a_file_refused_after_the_processes_started_ends_them_and_stores_nothing(
+    problem, shared_dir, tmp_path, run_cli, take_snapshot, monkeypatch
+):
+    """Refused by the full checker in the parse, or for its run_id before the store: the
+    processes started for it end with the refusal (none left), the warehouse is unchanged."""
+    warehouse = tmp_path / "w.duckdb"
+    good = shared_dir / "fixtures" / "runs" / "public30.json"
+    assert run_cli(["ingest", good, "--warehouse", warehouse, "--no-publish"]).exit_code == 0
+    doc = json.loads(good.read_text())
+    if problem == "bad participant":
+        doc["run_metadata"]["run_id"] = "another"
+        doc["experiments"][0]["results"]["results"][3]["predicted_items"]["Sleep"] = 9
+    else:
+        doc["run_metadata"]["timestamp"] = "2026-01-01T00:00:00"  # other content, same run_id
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(doc))
+    before = take_snapshot(warehouse)
+    monkeypatch.setattr(decoders, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(typed, "BATCH_BYTES", 600)
+    started = _started(monkeypatch)
+    result = run_cli(["ingest", path, "--warehouse", warehouse, "--no-publish"])
+    assert result.exit_code != 0 and result.stderr.count("\n") == 1, result.stderr
+    assert ("Sleep" in result.stderr) == (problem == "bad participant")
+    assert ("already ingested" in result.stderr) == (problem == "run_id taken")
+    assert len(started) == decoders.PROCESSES
+    assert all(proc.poll() is not None for proc in started) and _decoding_children(os.getpid()) == []
+    assert take_snapshot(warehouse) == before

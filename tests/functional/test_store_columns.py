@@ -1,4 +1,4 @@
-"""The store's lean columns (formats/phq8_json/store.py): a list-of-doubles signal handed to
+"""The store's lean columns (formats/phq8_json/lean.py): a list-of-doubles signal handed to
 DuckDB as one double column per position (and null masks) reads back as the Python lists
 themselves would, bit for bit, nulls inside the lists and null lists included."""
 
@@ -10,7 +10,7 @@ import duckdb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov.formats.phq8_json import store
+from riskcov.formats.phq8_json import lean as lean_columns
 from riskcov.formats.phq8_json.columns import objects
 from riskcov.warehouse.duckdb_helpers import registered
 
@@ -41,7 +41,7 @@ _ROWS = st.integers(1, 6).flatmap(
 @given(_ROWS)
 def test_lists_of_doubles_and_nulls_read_back_as_the_lists(rows: list[Any]) -> None:
     values = objects(rows)
-    lean = store._lean({NAME: values}, {})
+    lean = lean_columns._lean({NAME: values}, {})
     wide = any(r is not None for r in rows)  # else: no width to go by, the objects are kept
     assert (NAME in lean.columns) != wide
     assert _bits(_read(lean.columns, *lean.select[NAME])) == _bits(rows)
@@ -50,7 +50,7 @@ def test_lists_of_doubles_and_nulls_read_back_as_the_lists(rows: list[Any]) -> N
 
 def test_the_masks_are_there_only_where_there_are_nulls() -> None:
     rows = [[0.5, None, 1.0], [0.25, 2.0, -0.0], None]
-    lean = store._lean({NAME: objects(rows)}, {})
+    lean = lean_columns._lean({NAME: objects(rows)}, {})
     assert sorted(lean.columns) == sorted(
         [f"{NAME}__0", f"{NAME}__1", f"{NAME}__1__null", f"{NAME}__2", f"{NAME}__null"]
     )
@@ -59,5 +59,5 @@ def test_the_masks_are_there_only_where_there_are_nulls() -> None:
 
 def test_lists_of_other_lengths_or_values_stay_objects() -> None:
     for rows in ([[0.5], [0.5, 1.0]], [[1, 2.0]], [[]], [["a"]]):
-        lean = store._lean({NAME: objects(rows)}, {})
+        lean = lean_columns._lean({NAME: objects(rows)}, {})
         assert list(lean.columns) == [NAME]

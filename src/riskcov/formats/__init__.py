@@ -1,24 +1,26 @@
 """Input formats: each turns one kind of run file into a `ParsedRun` that fills its own tables.
 
 A format is a module with `FORMAT_NAME`, the file suffixes it reads and
-`parse(con, path, data, options) -> ParsedRun`. The orchestrator (`riskcov.ingest`) writes
-`runs` and `experiments` rows, then calls `ParsedRun.fill` with the experiment ids it drew;
-the format writes its rows (PHQ-8: participants, items, item_signals; per-sample: samples,
-sample_scores). The SQL metric macros read every format through the scored relation.
+`parse(con, path, data, options) -> ParsedRun`, and optionally `prepare(file_bytes)`, a context
+manager the orchestrator holds while it parses and stores a new file (`prepared`). The
+orchestrator (`riskcov.ingest`) writes `runs` and `experiments` rows, then calls
+`ParsedRun.fill` with the experiment ids it drew; the format writes its rows (PHQ-8:
+participants, items, item_signals; per-sample: samples, sample_scores). The SQL metric
+macros read every format through the scored relation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import duckdb
-
 from riskcov.errors import InputError
 
 if TYPE_CHECKING:  # numpy only for the annotation: `riskcov runs` need not import it
+    import duckdb  # nor a decoding process (phq8_json/decoders.py) DuckDB
     import numpy as np
 
     Columns = dict[str, np.ndarray[Any, Any]]
@@ -101,6 +103,13 @@ class Format(Protocol):
     def parse(
         self, con: duckdb.DuckDBPyConnection, path: Path, data: bytes, options: IngestOptions
     ) -> ParsedRun: ...
+
+
+def prepared(fmt: Format, file_bytes: int) -> AbstractContextManager[None]:
+    """The format's `prepare(file_bytes)`, a context manager around parsing and storing one
+    new file (PHQ-8 JSON starts its decoding processes there), when it has one."""
+    prepare = getattr(fmt, "prepare", None)
+    return prepare(file_bytes) if prepare is not None else nullcontext()
 
 
 def formats() -> list[Format]:

@@ -7,6 +7,7 @@ run_id conflict rules; each format (`riskcov.formats`) validates its file and fi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from dataclasses import replace as replace_options
 from pathlib import Path
@@ -15,7 +16,15 @@ import duckdb
 
 from riskcov import __version__
 from riskcov.errors import InputError
-from riskcov.formats import ExperimentRecord, FileProblem, IngestOptions, ParsedRun, format_for, formats
+from riskcov.formats import (
+    ExperimentRecord,
+    FileProblem,
+    IngestOptions,
+    ParsedRun,
+    format_for,
+    formats,
+    prepared,
+)
 from riskcov.warehouse import metric_tables as materialise
 from riskcov.warehouse.duckdb_helpers import one, transaction
 from riskcov.warehouse.files import control_character, open_input, printable
@@ -160,27 +169,33 @@ def ingest_file(
     if fmt is None:
         known = ", ".join(s for f in formats() for s in f.SUFFIXES)
         raise InputError(f"{path}: unknown file type {path.suffix or '(none)'}; riskcov reads {known}")
-    with open_input(path) as source:
-        if source.size > MAX_FILE_BYTES:
+    # what the format prepares for a new file (PHQ-8 JSON: its decoding processes, started while
+    # the file is parsed) lasts until the file is stored or refused
+    with ExitStack() as prepared_for_file:
+        with open_input(path) as source:
+            if source.size > MAX_FILE_BYTES:
+                raise InputError(
+                    f"{path}: {source.size} bytes is above the {MAX_FILE_BYTES} bytes riskcov reads in "
+                    "one file"
+                )
+            data, sha = source.read_hashed()
+            same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
+            if same:
+                said = f"run {same[0]} already ingested (same sha256)"
+                return IngestResult(path, "unchanged", same[0], said)
+            prepared_for_file.enter_context(prepared(fmt, source.size))
+            run = fmt.parse(con, path, data, replace_options(options, reader_path=source.reader_path))
+            _refuse_control_characters(path, run)
+            del data  # the file's bytes (hundreds of MiB for a large run) are not needed while storing
+        old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
+        if old and not replace:
+            if run.check is not None:
+                run.check()  # a problem of the file itself is named first, as when it is parsed whole
             raise InputError(
-                f"{path}: {source.size} bytes is above the {MAX_FILE_BYTES} bytes riskcov reads in one file"
+                f"{path}: run_id {run.run_id} is already ingested from {old[0]} with other content; "
+                "riskcov ingest --replace swaps it"
             )
-        data, sha = source.read_hashed()
-        same = one(con.execute("SELECT run_id FROM runs WHERE sha256 = ?", [sha]))
-        if same:
-            return IngestResult(path, "unchanged", same[0], f"run {same[0]} already ingested (same sha256)")
-        run = fmt.parse(con, path, data, replace_options(options, reader_path=source.reader_path))
-        _refuse_control_characters(path, run)
-        del data  # the file's bytes (hundreds of MiB for a large run) are not needed while storing
-    old = one(con.execute("SELECT source_path FROM runs WHERE run_id = ?", [run.run_id]))
-    if old and not replace:
-        if run.check is not None:
-            run.check()  # a problem of the file itself is named first, as when it is parsed whole
-        raise InputError(
-            f"{path}: run_id {run.run_id} is already ingested from {old[0]} with other content; "
-            "riskcov ingest --replace swaps it"
-        )
-    store_run(con, path, sha, run, replace=bool(old), own_transaction=own_transaction)
+        store_run(con, path, sha, run, replace=bool(old), own_transaction=own_transaction)
     return IngestResult(
         path, "replaced" if old else "ingested", run.run_id, f"run {run.run_id}: {run.stored_summary()}"
     )

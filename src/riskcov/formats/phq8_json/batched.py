@@ -13,16 +13,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 
 from riskcov.errors import InputError, ResourceError
 from riskcov.formats import FileProblem, ParsedRun
-from riskcov.formats.phq8_json import decoders, store, typed
+from riskcov.formats.phq8_json import decoders, typed
 from riskcov.formats.phq8_json.columns import ExperimentRows
 from riskcov.formats.phq8_json.document import gc_paused
 from riskcov.formats.phq8_json.typed import Participants, Refused
+
+if TYPE_CHECKING:  # a decoding process imports this package: neither DuckDB nor the store
+    import duckdb
 
 # an experiment's rows before they are decoded: parse's checks of the rest of the document
 # see an experiment with no participants yet
@@ -46,6 +49,8 @@ def parsed_run(
         return done[-1]
 
     def fill(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
+        from riskcov.formats.phq8_json import store
+
         try:
             with gc_paused():  # the decoded structs make no reference cycles
                 pool = decoders.start() if sum(p.size for p in lists) > decoders.PROCESS_BYTES else None

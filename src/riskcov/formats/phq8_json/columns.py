@@ -204,5 +204,12 @@ def base_columns(
 
 
 def objects(values: list[Any]) -> np.ndarray[Any, Any]:
-    """An object array of `values`; the trailing None keeps lists from becoming a 2-D array."""
-    return np.array([*values, None], dtype=object)[:-1]
+    """A 1-D object array of `values`, each element the object itself (lists included, which
+    np.array would look into for a second dimension, item by item).
+
+    >>> keys = ["a", "b"]
+    >>> out = objects([keys, None, keys])
+    >>> out.shape, out[0] is keys, out[1]
+    ((3,), True, None)
+    """
+    return np.fromiter(values, dtype=object, count=len(values))

@@ -5,7 +5,7 @@ so a thread beside it cannot insert meanwhile; a child process decodes on the ot
 (docs/performance.md#ingest). The parent cuts each experiment's participant list into batches
 (byte ranges, `Participants.spans`) and sends each to a child over a pipe, with the list's
 first participants once (`structs.probe`: what the participant struct is made from); a child
-sends back the batch's store columns (`store.lean`) or that it refused the batch. Batches go to
+sends back the batch's store columns (`lean.lean`) or that it refused the batch. Batches go to
 the children in turn and come back in file order; participant ids are checked unique across
 batches here. A refusal is typed.Refused in the parent: the caller falls back to the full
 checker, so every message is that of the file parsed whole.
@@ -22,15 +22,17 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import traceback
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from riskcov.errors import ResourceError
 from riskcov.formats.phq8_json.document import gc_paused
-from riskcov.formats.phq8_json.store import LeanRows, lean
+from riskcov.formats.phq8_json.lean import LeanRows, lean
 from riskcov.formats.phq8_json.structs import participant_type, probe
 from riskcov.formats.phq8_json.typed import FAILED, Participants, Refused, experiment_rows
 
@@ -136,13 +138,49 @@ class Decoders:
             yield accept(eid, k, reply)
 
 
+_early = threading.local()  # `started_early`'s processes for this thread's file, or _NONE
+
+
+class _None:
+    """No process could be started early: the store does not try again."""
+
+
+_NONE = _None()
+
+
 def start() -> Decoders | None:
-    """The decoding processes, or None when no process can be started here (the batches are
-    then decoded on the ingest's thread)."""
+    """The decoding processes (those started early for this file, else new ones), or None when
+    no process can be started here (the batches are then decoded on the ingest's thread)."""
+    ready = getattr(_early, "pool", None)
+    if ready is not None:
+        _early.pool = None
+        return ready if isinstance(ready, Decoders) else None
     try:
         return Decoders()
     except OSError:
         return None
+
+
+@contextmanager
+def started_early(file_bytes: int) -> Iterator[None]:
+    """For the block (parsing and storing one file of `file_bytes` bytes): when the file is
+    large enough that its participants may take the decoding processes, start them now, so
+    that their start (an interpreter and its imports) overlaps the parse instead of the
+    store; the store's `start` takes them. Those it did not take (a file refused, or whose
+    participants turn out smaller) are ended with the block."""
+    if file_bytes <= PROCESS_BYTES or getattr(_early, "pool", None) is not None:
+        yield
+        return
+    try:
+        _early.pool = Decoders()
+    except OSError:
+        _early.pool = _NONE
+    try:
+        yield
+    finally:
+        left, _early.pool = _early.pool, None
+        if isinstance(left, Decoders):
+            left.close()
 
 
 def _columns(batch: bytes, shape: Any) -> LeanRows:

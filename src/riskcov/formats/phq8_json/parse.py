@@ -7,9 +7,7 @@ import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from riskcov.errors import InputError
 from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
@@ -17,7 +15,6 @@ from riskcov.formats.phq8_json import batched, typed
 from riskcov.formats.phq8_json.columns import ExperimentColumns, ExperimentRows, add_participant, to_columns
 from riskcov.formats.phq8_json.document import gc_paused, load
 from riskcov.formats.phq8_json.fast import fast_rows
-from riskcov.formats.phq8_json.store import fill
 from riskcov.formats.phq8_json.typed import Refused, typed_plan
 from riskcov.formats.phq8_json.validate import (
     FORMAT_NAME,
@@ -30,6 +27,9 @@ from riskcov.formats.phq8_json.validate import (
     participant_id_of,
     show,
 )
+
+if TYPE_CHECKING:  # a decoding process imports this package: neither DuckDB nor the store
+    import duckdb
 
 # the progress at which a stage ends: rough shares of a file's ingest time (parsing, then
 # validating and building columns, then storing; benchmarks/ingest_stages.py measures them);
@@ -197,7 +197,7 @@ def _parse_doc(
         metadata_json=json.dumps(meta),
         input_format=FORMAT_NAME,
         experiments=[e for e, _ in parsed],
-        fill=lambda con, ids: fill(con, ids, rows),
+        fill=lambda con, ids: _fill(con, ids, rows),
         summary=f"{len(rows)} experiment(s), {n_part} participants, {n_items} items",
         rows=rows,  # the list fill reads: cleared once stored (riskcov.ingest)
     )
@@ -269,3 +269,9 @@ def _describe(doc: Any, modes: list[str | None], where: list[str | int]) -> str:
 
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _fill(con: duckdb.DuckDBPyConnection, ids: list[int], rows: list[ExperimentRows]) -> None:
+    from riskcov.formats.phq8_json.store import fill
+
+    fill(con, ids, rows)
