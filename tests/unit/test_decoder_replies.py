@@ -1,13 +1,8 @@
 """A decoding process's "error" reply (formats/phq8_json/decoders.py): a child sends it for any
-exception but a refusal, with its traceback. The parent raises RuntimeError("a decoding process
-failed:\\n<traceback>"), which the CLI's edge shows as "internal error (RuntimeError: a decoding
-process failed:)", exit 70: the first line, without the exception's name, and a child's
-MemoryError (the machine's, exit 6 by docs/reliability.md) reported as a riskcov bug.
-
-Left to the ingest's owner (r19-ingest, editing decoders.py this round); the fix: in
-`_receive`, an error reply whose traceback ends in MemoryError raises ResourceError ("a process
-decoding the participants ran out of memory; nothing was stored"), and any other names its last
-line on the first: "a decoding process failed: ValueError: ...". The strict xfails turn green then.
+exception but a refusal, with its traceback. The parent's error names the child's exception on
+its first line (the line the CLI's edge shows: "internal error (RuntimeError: a decoding process
+failed: ValueError: ...)", exit 70), and a child's MemoryError is the machine's (ResourceError,
+exit 6 by docs/reliability.md), not reported as a riskcov bug.
 """
 
 from __future__ import annotations
@@ -39,14 +34,12 @@ def _reply(last: str) -> BaseException:
     return raised.value
 
 
-@pytest.mark.xfail(strict=True, reason="a child's MemoryError is reported as an internal error (exit 70)")
 def test_a_childs_memory_error_is_the_machines():
     raised = _reply("MemoryError")
     assert isinstance(raised, ResourceError)
     assert str(raised) == "a process decoding the participants ran out of memory; nothing was stored"
 
 
-@pytest.mark.xfail(strict=True, reason="the first line of the parent's error does not name the exception")
 def test_a_childs_failure_names_its_exception_on_the_first_line():
     raised = _reply("ValueError: a column of unexpected type")
     assert str(raised).splitlines()[0] == "a decoding process failed: ValueError: a column of unexpected type"

@@ -212,6 +212,20 @@ def _ended(proc: subprocess.Popen[bytes]) -> ResourceError:
     )
 
 
+def _failed(trace: str) -> Exception:
+    """The parent's error for a child's "error" reply: its exception's last line named first (the
+    CLI's edge shows the first line), the traceback after it; a MemoryError is the machine's.
+
+    >>> str(_failed("Traceback ...\\nValueError: bad\\n")).splitlines()[0]
+    'a decoding process failed: ValueError: bad'
+    """
+    lines = trace.strip().splitlines()
+    last = lines[-1] if lines else "no traceback"
+    if last == "MemoryError" or last.startswith("MemoryError:"):
+        return ResourceError("a process decoding the participants ran out of memory; nothing was stored")
+    return RuntimeError(f"a decoding process failed: {last}\n{trace}")
+
+
 def _receive(proc: subprocess.Popen[bytes], conn: Connection) -> LeanRows:
     try:
         kind, value = conn.recv()
@@ -219,8 +233,8 @@ def _receive(proc: subprocess.Popen[bytes], conn: Connection) -> LeanRows:
         raise _ended(proc) from None
     if kind == "refused":
         raise Refused
-    if kind == "error":
-        raise RuntimeError(f"a decoding process failed:\n{value}")
+    if kind == "error":  # any exception but a refusal, with the child's traceback
+        raise _failed(str(value))
     assert isinstance(value, LeanRows)
     return value
 
