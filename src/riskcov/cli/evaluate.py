@@ -106,6 +106,7 @@ def evaluate(
         spark_master=spark_master,
         spark_conf=spark_settings(spark_conf or []),
         block_pool=True,  # the process ends with the instance (docs/performance.md, the block pool)
+        restore_connection=False,  # and the connection closes with the command
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -264,8 +265,9 @@ def evaluate_and_store(
     evaluation; a killed run's staged artifact is recovered by the next one)."""
     opts.check()
     store.recover_artifacts(con, warehouse, output)
-    with insertion_order_kept(con), transaction(con) as tx:
-        temps_before = temps(con)
+    restore = opts.restore_connection
+    with insertion_order_kept(con) if restore else nullcontext(), transaction(con) as tx:
+        temps_before = temps(con) if restore else set()
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         # a new file input is ingested, uncommitted (not one Spark reads where it lies)
         inputs = None if _read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
@@ -284,7 +286,8 @@ def evaluate_and_store(
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)
         store.save(con, result.evaluation_id, result.artifact, str(result.path))
-        drop_new_temps(con, temps_before)  # the replicates ran on `con` itself when `fresh`
+        if restore:
+            drop_new_temps(con, temps_before)  # the replicates ran on `con` itself when `fresh`
         tx.stored = f"evaluation {result.evaluation_id}"
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
             artifact.write_on_commit(tx, result.artifact, result.path)
