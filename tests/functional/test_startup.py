@@ -204,3 +204,23 @@ def test_a_command_built_alone_says_what_it_said_built_with_the_others(capsys, m
     assert alone == together
     assert all(code in (0, 2) for code, _, _ in alone)
     assert sum("Usage: riskcov" in out for _, out, _ in alone) == len(names) + 2
+
+
+def test_a_file_already_ingested_imports_no_format_package(shared_dir, warehouse_path, run_cli, tmp_path):
+    """A file input's format is known from its suffix (riskcov.formats.SUFFIXES_BY_FORMAT); its
+    package (msgspec, the per-sample readers) is imported once the file is known to be new."""
+    worked = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
+    seen = tmp_path / "modules.json"
+    args = ["--warehouse", str(warehouse_path), "evaluate", "--input", str(worked), "--no-publish"]
+    args += ["--bootstrap-resamples", "0", "--output", str(tmp_path / "a.json")]
+    packages = ["msgspec", "riskcov.formats.phq8_json", "riskcov.formats.per_sample", "riskcov.formats"]
+    proc = _probe(EVALUATE_PROBE, json.dumps(packages), str(seen), *args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(seen.read_text())["modules"] == ["riskcov.formats"]
+    new = tmp_path / "new.json"  # a new file of the same run: its format's package parses it
+    new.write_text(worked.read_text().replace("worked01", "worked02"))
+    args[args.index(str(worked))] = str(new)
+    proc = _probe(EVALUATE_PROBE, json.dumps(packages), str(seen), *args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(seen.read_text())["modules"] == ["msgspec", *packages[3:], packages[1]]
