@@ -90,7 +90,7 @@ def main() -> None:
 def only_invoked(args: list[str]) -> Iterator[None]:
     """While the CLI runs on `args`, the app registers only the command (or command group)
     they invoke, when they name one: typer builds every registered command's options, from
-    its signature, on each call (~6-8 ms for all of them; docs/performance.md, start-up).
+    its signature, on each call (docs/performance.md, start-up).
     Anything else (no command, an option of the group's other than --warehouse, a name that
     is no command: click's suggestions list them all) keeps every command."""
     name = _invoked(args)

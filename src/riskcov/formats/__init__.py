@@ -114,8 +114,8 @@ def prepared(fmt: Format, file_bytes: int) -> AbstractContextManager[None]:
 
 # every format's package (riskcov.formats.<name>) and the file suffixes it reads, in the order a
 # folder's files are matched: named here so that a file's format is known without importing its
-# package (msgspec, the per-sample readers: ~50 ms of `evaluate --input run.json` for a file
-# already ingested); each package's SUFFIXES is its entry
+# package (msgspec, the per-sample readers), which `evaluate --input run.json` of a file already
+# ingested never uses (docs/performance.md, start-up); each package's SUFFIXES is its entry
 SUFFIXES_BY_FORMAT = {"phq8_json": (".json",), "per_sample": (".csv", ".parquet", ".jsonl", ".ndjson")}
 SUFFIXES = tuple(s for suffixes in SUFFIXES_BY_FORMAT.values() for s in suffixes)
 

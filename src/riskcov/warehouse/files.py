@@ -77,7 +77,7 @@ class InputFile:
         """The whole file from its start and its sha256: each chunk is hashed on a thread while
         the next is read (both release the GIL), so a large file's hash costs little beyond its
         reading."""
-        from concurrent.futures import Future, ThreadPoolExecutor  # here: ~4 ms of every command's start
+        from concurrent.futures import Future, ThreadPoolExecutor  # here, not in every command's start
 
         digest, chunks, offset = hashlib.sha256(), list[bytes](), 0
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-sha256") as pool:
