@@ -217,10 +217,15 @@ def _compute_all(
     def work(cur: duckdb.DuckDBPyConnection, draws: Draws) -> None:
         nonlocal done
         point = draws.first == 0 and draws.counts.size > 0  # the chunk holds replicate 0
-        if stream is None or with_balanced or point:
-            engine.load_samples(cur, *draws.rows())
+        # the sample rows, made once for eval_samples and the cumulative cells' weights; not held
+        # through the chunk when only eval_samples reads them (a large run's rows are large)
+        rows = draws.rows() if stream is None or with_balanced or point else None
+        if rows is not None:
+            engine.load_samples(cur, *rows)
         else:  # the sort-once path weights its stored rows itself: no reader may see a stale table
             cur.execute("DROP TABLE IF EXISTS eval_samples")
+        if cumulative is None:
+            rows = None
         engine.compute(
             cur,
             series,
@@ -231,7 +236,7 @@ def _compute_all(
             estimator=opts.estimator,
             curve_points=opts.curve_points,
             stream=None if stream is None else (stream, draws),
-            cumulative=None if cumulative is None else (cumulative, draws.rows()),
+            cumulative=None if cumulative is None else (cumulative, rows or draws.rows()),
         )
         if with_balanced:  # over the chunk's working points, before they are dropped
             balanced.compute(cur, series, total)
