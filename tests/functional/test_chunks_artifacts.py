@@ -130,7 +130,8 @@ def test_each_chunks_sample_rows_are_made_once(run_cli, tmp_path, monkeypatch):
     monkeypatch.setattr(cells, "plan", plan)
     example = Path(__file__).parents[2] / "examples" / "example_run.json"
     args = ["--warehouse", tmp_path / "w.duckdb", "evaluate", "--input", example, "--mode", "few_shot"]
-    result = run_cli([*args, "--bootstrap-resamples", "3000", "--output", tmp_path / "a.json", "--no-publish"])
+    args += ["--bootstrap-resamples", "3000", "--no-publish"]
+    result = run_cli([*args, "--output", tmp_path / "a.json"])
     assert result.exit_code == 0, result.stderr
     assert len(plans) == 1 and plans[0] is not None and len(made) >= 2  # the cells path, two chunks or more
     assert len(made) == len(set(made))
