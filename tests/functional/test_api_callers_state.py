@@ -105,3 +105,21 @@ def test_an_unreadable_input_ingested_on_the_fly_is_bad_data_not_a_bug(tmp_path,
     with pytest.raises(InputError) as raised:
         riskcov.evaluate(bad, resamples=0)
     assert str(raised.value) == why
+
+
+def test_only_the_library_puts_its_callers_connection_back(run_cli, tmp_path, monkeypatch):
+    # the CLI's connection closes with the command: listing its TEMP tables twice and setting
+    # preserve_insertion_order back would be work for nothing (docs/performance.md, start-up)
+    from riskcov.evaluation import run
+
+    listed: list[int] = []
+    temps = run.temps
+    monkeypatch.setattr(run, "temps", lambda con: listed.append(1) or temps(con))
+    with riskcov.Warehouse(tmp_path / "api.duckdb") as wh:
+        wh.evaluate(wh.ingest(DATA, run_id="api"), resamples=0)
+    assert listed == [1]  # before; drop_new_temps lists them again after
+    args = ["--warehouse", tmp_path / "cli.duckdb", "evaluate", "--input", tmp_path / "d.csv"]
+    (tmp_path / "d.csv").write_text(CSV)
+    result = run_cli([*args, "--bootstrap-resamples", "0", "--output", tmp_path / "a.json", "--no-publish"])
+    assert result.exit_code == 0, result.stderr
+    assert listed == [1]

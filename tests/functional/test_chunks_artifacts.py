@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from riskcov.metrics import chunk_plan, chunks
+from riskcov.metrics import cells, chunk_plan, chunks
 
 
 def _spy_parallel(monkeypatch) -> list[int]:
@@ -111,3 +111,27 @@ def test_the_cli_asks_for_the_pool_and_the_library_does_not(run_cli, tmp_path, m
     result = run_cli([*args, "--bootstrap-resamples", "20", "--output", out, "--no-publish"])
     assert result.exit_code == 0, result.stderr
     assert asked == [True]
+
+
+def test_each_chunks_sample_rows_are_made_once(run_cli, tmp_path, monkeypatch):
+    # eval_samples and the cumulative cells' weights read the same rows: made once per chunk
+    from riskcov.bootstrap.draws import Draws
+
+    made: list[int] = []
+    rows = Draws.rows
+    monkeypatch.setattr(Draws, "rows", lambda self: made.append(id(self)) or rows(self))
+    planned = cells.plan
+    plans: list[object] = []
+
+    def plan(*args, **kwargs):
+        plans.append(planned(*args, **kwargs))
+        return plans[-1]
+
+    monkeypatch.setattr(cells, "plan", plan)
+    example = Path(__file__).parents[2] / "examples" / "example_run.json"
+    args = ["--warehouse", tmp_path / "w.duckdb", "evaluate", "--input", example, "--mode", "few_shot"]
+    args += ["--bootstrap-resamples", "3000", "--no-publish"]
+    result = run_cli([*args, "--output", tmp_path / "a.json"])
+    assert result.exit_code == 0, result.stderr
+    assert len(plans) == 1 and plans[0] is not None and len(made) >= 2  # the cells path, two chunks or more
+    assert len(made) == len(set(made))

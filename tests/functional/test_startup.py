@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -63,7 +64,9 @@ def test_quick_commands_import_neither_numpy_nor_rich(shared_dir, warehouse_path
 # imported only by the commands or options that need them: sqlglot (user CSFs, `riskcov sql`,
 # --engine spark), msgspec (ingest), rich (a progress bar on a terminal), pyspark, and the
 # dataframe libraries of the Python API
+# (and concurrent.futures: hashing a file input while it is read)
 NOT_FOR_EVALUATE = ("sqlglot", "msgspec", "rich", "pyspark", "pyarrow", "pandas", "polars", "pydantic")
+NOT_FOR_EVALUATE += ("concurrent.futures",)
 EVALUATE_PROBE = """
 import json, os, sys
 from riskcov.cli import console
@@ -140,3 +143,84 @@ def test_the_console_script_exits_with_the_commands_status_and_output(tmp_path):
     code, out, err = console("no-such-command")
     assert (code, out) == (2, "atexit ran\n")
     assert "No such command 'no-such-command'" in err
+
+
+def _cli(args: list[str], capsys: Any) -> tuple[object, str, str]:
+    """riskcov.cli.main on `args`, in this process: (exit code, stdout, stderr)."""
+    import riskcov.cli
+
+    code: object = None
+    old = sys.argv
+    sys.argv = ["riskcov", *args]
+    try:
+        riskcov.cli.main()
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.argv = old
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_cli_builds_only_the_invoked_command():
+    """typer builds every registered command on each call; main() registers only the one
+    named (docs/performance.md, start-up), and every command when none is named."""
+    from typer.main import get_command
+
+    import riskcov.cli
+    from riskcov.cli import only_invoked
+
+    everything = list(get_command(riskcov.cli.app).commands)
+    assert len(everything) == 18 and "evaluate" in everything and "csf" in everything
+    for args, built in (
+        (["--warehouse", "w.duckdb", "evaluate", "--input", "x"], ["evaluate"]),
+        (["--warehouse=w.duckdb", "risk-control", "--help"], ["risk-control"]),
+        (["csf", "list"], ["csf"]),
+        (["sql"], ["sql"]),
+        (["evaluat"], everything),  # no such command: click suggests among them all
+        (["--help"], everything),
+        (["--version", "evaluate"], everything),
+        (["--warehouse"], everything),
+        ([], everything),
+    ):
+        with only_invoked(args):
+            assert list(get_command(riskcov.cli.app).commands) == built, args
+    assert list(get_command(riskcov.cli.app).commands) == everything  # put back
+
+
+def test_a_command_built_alone_says_what_it_said_built_with_the_others(capsys, monkeypatch):
+    """Help texts, usage errors and exit codes are the same with the other commands built."""
+    from typer.main import get_command
+
+    import riskcov.cli
+
+    names = list(get_command(riskcov.cli.app).commands)
+    cases = [[name, "--help"] for name in names] + [[name, "--no-such-option"] for name in names]
+    cases += [["csf", "list", "--help"], ["--warehouse", "w.duckdb", "evaluate", "--confidence"]]
+    cases += [["evaluate", "--confidence", "msp", "--confidence", "llm"], ["evaluat"], ["--help"]]
+    alone = [_cli(args, capsys) for args in cases]
+    monkeypatch.setattr(riskcov.cli, "_invoked", lambda args: None)  # every command built
+    together = [_cli(args, capsys) for args in cases]
+    assert alone == together
+    assert all(code in (0, 2) for code, _, _ in alone)
+    assert sum("Usage: riskcov" in out for _, out, _ in alone) == len(names) + 2
+
+
+def test_a_file_already_ingested_imports_no_format_package(shared_dir, warehouse_path, run_cli, tmp_path):
+    """A file input's format is known from its suffix (riskcov.formats.SUFFIXES_BY_FORMAT); its
+    package (msgspec, the per-sample readers) is imported once the file is known to be new."""
+    worked = shared_dir / "fixtures" / "runs" / "worked_example.json"
+    assert run_cli(["ingest", worked, "--warehouse", warehouse_path]).exit_code == 0
+    seen = tmp_path / "modules.json"
+    args = ["--warehouse", str(warehouse_path), "evaluate", "--input", str(worked), "--no-publish"]
+    args += ["--bootstrap-resamples", "0", "--output", str(tmp_path / "a.json")]
+    packages = ["msgspec", "riskcov.formats.phq8_json", "riskcov.formats.per_sample", "riskcov.formats"]
+    proc = _probe(EVALUATE_PROBE, json.dumps(packages), str(seen), *args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(seen.read_text())["modules"] == ["riskcov.formats"]
+    new = tmp_path / "new.json"  # a new file of the same run: its format's package parses it
+    new.write_text(worked.read_text().replace("worked01", "worked02"))
+    args[args.index(str(worked))] = str(new)
+    proc = _probe(EVALUATE_PROBE, json.dumps(packages), str(seen), *args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(seen.read_text())["modules"] == ["msgspec", *packages[3:], packages[1]]

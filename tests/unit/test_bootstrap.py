@@ -103,3 +103,19 @@ def test_interval_percentiles_drop_rate_and_collapse():
     assert interval(0.3, np.array([np.nan, 0.2, np.nan, np.nan])) == ([0.3, 0.3], 0.75)
     assert interval(None, np.array([0.1, 0.2])) == (None, 1.0)
     assert interval(0.5, np.array([np.nan, np.nan])) == ([0.5, 0.5], 1.0)
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(p=st.integers(1, 7), b=st.integers(0, 12), seed=st.integers(0, 2**31), chunk=st.integers(1, 5))
+def test_a_chunks_rows_are_its_nonzero_multiplicities_in_replicate_then_draw_order(p, b, seed, chunk):
+    participants = [10 * i + 3 for i in range(p)]  # ids are not positions
+    for draws in draw_chunks(participants, b, seed, chunk):
+        expected = [
+            (draws.first + i, participants[j], int(m))
+            for i, counts in enumerate(draws.counts)
+            for j, m in enumerate(counts)
+            if m
+        ]
+        rows = draws.rows()
+        assert [a.dtype for a in rows] == [np.dtype(np.int64)] * 3
+        assert list(zip(*(a.tolist() for a in rows), strict=True)) == expected

@@ -23,10 +23,12 @@ class Draws:
     def rows(self) -> tuple[IntArray, IntArray, IntArray]:
         """The chunk as (replicate, participant_id, multiplicity) rows, one per participant a
         replicate draws, in (replicate, draw order) order."""
-        p = len(self.participants)
-        hit = np.flatnonzero(self.counts)
-        rep = (hit // p + self.first).astype(np.int64)
-        return rep, self.participants[hit % p], self.counts.ravel()[hit].astype(np.int64)
+        flat = self.counts.ravel()
+        hit = np.flatnonzero(flat)
+        rep, column = np.divmod(hit, len(self.participants))
+        rep += self.first
+        multiplicity = flat[hit].astype(np.int64, copy=False)
+        return rep.astype(np.int64, copy=False), self.participants[column], multiplicity
 
 
 def draw_chunks(

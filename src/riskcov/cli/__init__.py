@@ -14,11 +14,14 @@ import signal
 _HOLD = getattr(signal, "pthread_sigmask", None)
 _mask = _HOLD(signal.SIG_BLOCK, {signal.SIGINT}) if _HOLD else None
 import sys  # noqa: E402 - after the mask: typing's import alone takes ~10 ms
+from collections.abc import Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from typing import Annotated  # noqa: E402
 
 try:  # a Ctrl-C while the CLI is still loading: one line, like one during a command
     try:
         import typer
+        from typer.main import get_command_name
 
         from riskcov.cli import (
             calibrate,
@@ -73,13 +76,53 @@ def _main(
 def main() -> None:
     """Run the CLI on sys.argv (raises SystemExit, as typer does)."""
     try:
-        app()
+        with only_invoked(sys.argv[1:]):
+            app()
     except KeyboardInterrupt:  # while typer builds the command, before the group's main runs
         from riskcov.cli.app import INTERRUPTED, err
         from riskcov.warehouse.committed import interrupted_message
 
         err(interrupted_message())
         raise SystemExit(INTERRUPTED) from None
+
+
+@contextmanager
+def only_invoked(args: list[str]) -> Iterator[None]:
+    """While the CLI runs on `args`, the app registers only the command (or command group)
+    they invoke, when they name one: typer builds every registered command's options, from
+    its signature, on each call (docs/performance.md, start-up).
+    Anything else (no command, an option of the group's other than --warehouse, a name that
+    is no command: click's suggestions list them all) keeps every command."""
+    name = _invoked(args)
+    commands, groups = app.registered_commands, app.registered_groups
+    named = [c for c in commands if (c.name or get_command_name(getattr(c.callback, "__name__", ""))) == name]
+    named_groups = [g for g in groups if g.name == name]
+    if name is None or not (named or named_groups):
+        yield
+        return
+    app.registered_commands, app.registered_groups = named, named_groups
+    try:
+        yield
+    finally:
+        app.registered_commands, app.registered_groups = commands, groups
+
+
+def _invoked(args: list[str]) -> str | None:
+    """The command name `args` give after the group's options, or None.
+
+    >>> _invoked(["--warehouse", "w.duckdb", "evaluate", "--input", "x"]), _invoked(["--version"])
+    ('evaluate', None)
+    >>> _invoked(["--warehouse=w.duckdb", "csf", "list"]), _invoked(["--warehouse"])
+    ('csf', None)
+    """
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--warehouse":
+            if next(rest, None) is None:
+                return None
+        elif not arg.startswith("--warehouse="):
+            return None if arg.startswith("-") else arg
+    return None
 
 
 def console() -> None:

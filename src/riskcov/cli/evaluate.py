@@ -89,7 +89,9 @@ def evaluate(
     # An evaluation multiplies no matrices: the OpenBLAS thread pool that numpy's import would
     # start only costs CPU (docs/performance.md, start-up). A setting of the user's stands.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    pipeline = _import_beside("riskcov.evaluation.run")
+    # numpy.ma too: DuckDB imports it to fetch a column with NULLs (every evaluation's MAE past
+    # Cmax), which would otherwise hold up a replicate worker
+    pipeline = _import_beside("riskcov.evaluation.run", "numpy.ma")
     from riskcov.evaluation.options import Options, spark_settings
 
     opts = Options(
@@ -106,6 +108,7 @@ def evaluate(
         spark_master=spark_master,
         spark_conf=spark_settings(spark_conf or []),
         block_pool=True,  # the process ends with the instance (docs/performance.md, the block pool)
+        restore_connection=False,  # and the connection closes with the command
     )
     grid = floats("--coverage-grid", coverage_grid)
     alphas = floats("--alpha-grid", alpha_grid)
@@ -138,16 +141,17 @@ def evaluate(
         summary.show(result.artifact, str(result.path))
 
 
-def _import_beside(module: str) -> threading.Thread:
-    """Import `module` on a thread, started now: the pipeline's imports (numpy's most of all) run
+def _import_beside(*modules: str) -> threading.Thread:
+    """Import `modules` on a thread, started now: the pipeline's imports (numpy's most of all) run
     while the warehouse opens, as DuckDB releases the GIL while it opens the file and runs the
     preparation's statements (docs/performance.md, start-up). The caller joins it and imports
-    the module again, which raises whatever the thread's import raised."""
-    thread = threading.Thread(target=_quietly_import, args=(module,), name="riskcov-import", daemon=True)
+    the first module again, which raises whatever the thread's import raised."""
+    thread = threading.Thread(target=_quietly_import, args=modules, name="riskcov-import", daemon=True)
     thread.start()
     return thread
 
 
-def _quietly_import(module: str) -> None:
-    with suppress(BaseException):  # raised again by the caller's own import
-        importlib.import_module(module)
+def _quietly_import(*modules: str) -> None:
+    for module in modules:
+        with suppress(BaseException):  # raised again by the caller's own import
+            importlib.import_module(module)

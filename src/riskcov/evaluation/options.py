@@ -67,6 +67,9 @@ class Options:
     # keep DuckDB's freed blocks from chunk to chunk (docs/performance.md, the block pool): the
     # instance keeps them until it closes, so only the CLI, whose process ends with it, asks
     block_pool: bool = False
+    # leave the caller's connection as it was (its TEMP tables, preserve_insertion_order:
+    # evaluation/callers_state.py); the CLI's connection closes with the command, so it skips that
+    restore_connection: bool = True
     curve_points: int | None = None  # K: add curve_grid, the curve at K coverages 0..Cmax
     calibration: str | None = None  # --calibration FILE|ID (docs/calibration.md)
     costs: list[float] = field(default_factory=lambda: list(DEFAULT_COSTS))  # effective reliability

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,10 +217,15 @@ def _compute_all(
     def work(cur: duckdb.DuckDBPyConnection, draws: Draws) -> None:
         nonlocal done
         point = draws.first == 0 and draws.counts.size > 0  # the chunk holds replicate 0
-        if stream is None or with_balanced or point:
-            engine.load_samples(cur, *draws.rows())
+        # the sample rows, made once for eval_samples and the cumulative cells' weights; not held
+        # through the chunk when only eval_samples reads them (a large run's rows are large)
+        rows = draws.rows() if stream is None or with_balanced or point else None
+        if rows is not None:
+            engine.load_samples(cur, *rows)
         else:  # the sort-once path weights its stored rows itself: no reader may see a stale table
             cur.execute("DROP TABLE IF EXISTS eval_samples")
+        if cumulative is None:
+            rows = None
         engine.compute(
             cur,
             series,
@@ -230,7 +236,7 @@ def _compute_all(
             estimator=opts.estimator,
             curve_points=opts.curve_points,
             stream=None if stream is None else (stream, draws),
-            cumulative=None if cumulative is None else (cumulative, draws.rows()),
+            cumulative=None if cumulative is None else (cumulative, rows or draws.rows()),
         )
         if with_balanced:  # over the chunk's working points, before they are dropped
             balanced.compute(cur, series, total)
@@ -264,8 +270,9 @@ def evaluate_and_store(
     evaluation; a killed run's staged artifact is recovered by the next one)."""
     opts.check()
     store.recover_artifacts(con, warehouse, output)
-    with insertion_order_kept(con), transaction(con) as tx:
-        temps_before = temps(con)
+    restore = opts.restore_connection
+    with insertion_order_kept(con) if restore else nullcontext(), transaction(con) as tx:
+        temps_before = temps(con) if restore else set()
         runs_before = one(con.execute("SELECT count(*) FROM runs"))
         # a new file input is ingested, uncommitted (not one Spark reads where it lies)
         inputs = None if _read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
@@ -284,7 +291,8 @@ def evaluate_and_store(
         result.evaluation_id = store.next_id(con)
         result.path = output or store.default_artifact_path(warehouse, result.evaluation_id)
         store.save(con, result.evaluation_id, result.artifact, str(result.path))
-        drop_new_temps(con, temps_before)  # the replicates ran on `con` itself when `fresh`
+        if restore:
+            drop_new_temps(con, temps_before)  # the replicates ran on `con` itself when `fresh`
         tx.stored = f"evaluation {result.evaluation_id}"
         if str(result.path) != "-":  # `--output -`: the caller prints it on stdout
             artifact.write_on_commit(tx, result.artifact, result.path)

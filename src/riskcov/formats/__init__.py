@@ -112,14 +112,26 @@ def prepared(fmt: Format, file_bytes: int) -> AbstractContextManager[None]:
     return prepare(file_bytes) if prepare is not None else nullcontext()
 
 
-def formats() -> list[Format]:
-    """Every format, in the order a folder's files are matched."""
-    from riskcov.formats import per_sample, phq8_json
+# every format's package (riskcov.formats.<name>) and the file suffixes it reads, in the order a
+# folder's files are matched: named here so that a file's format is known without importing its
+# package (msgspec, the per-sample readers), which `evaluate --input run.json` of a file already
+# ingested never uses (docs/performance.md, start-up); each package's SUFFIXES is its entry
+SUFFIXES_BY_FORMAT = {"phq8_json": (".json",), "per_sample": (".csv", ".parquet", ".jsonl", ".ndjson")}
+SUFFIXES = tuple(s for suffixes in SUFFIXES_BY_FORMAT.values() for s in suffixes)
 
-    return [phq8_json, per_sample]  # type: ignore[list-item]
 
+def format_name(path: Path) -> str | None:
+    """The name of the format reading files with this suffix, or None; nothing imported.
 
-def format_for(path: Path) -> Format | None:
-    """The format reading files with this suffix, or None."""
+    >>> format_name(Path("run.JSON")), format_name(Path("s.ndjson")), format_name(Path("notes.txt"))
+    ('phq8_json', 'per_sample', None)
+    """
     suffix = path.suffix.lower()
-    return next((f for f in formats() if suffix in f.SUFFIXES), None)
+    return next((name for name, suffixes in SUFFIXES_BY_FORMAT.items() if suffix in suffixes), None)
+
+
+def load_format(name: str) -> Format:
+    """The format module of that name (a key of SUFFIXES_BY_FORMAT)."""
+    import importlib
+
+    return importlib.import_module(f"riskcov.formats.{name}")

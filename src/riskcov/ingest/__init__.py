@@ -17,12 +17,13 @@ import duckdb
 from riskcov import __version__
 from riskcov.errors import InputError
 from riskcov.formats import (
+    SUFFIXES,
     ExperimentRecord,
     FileProblem,
     IngestOptions,
     ParsedRun,
-    format_for,
-    formats,
+    format_name,
+    load_format,
     prepared,
 )
 from riskcov.warehouse import metric_tables as materialise
@@ -48,7 +49,7 @@ class IngestResult:
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
     """Files as given; folders become their files of a known format, recursively, sorted."""
-    suffixes = {s for f in formats() for s in f.SUFFIXES}
+    suffixes = set(SUFFIXES)
     out: list[Path] = []
     for p in paths:
         if p.is_dir():
@@ -165,9 +166,9 @@ def ingest_file(
 ) -> IngestResult:
     """Ingest one file; raise InputError (warehouse untouched) when it is bad."""
     options = options or IngestOptions()
-    fmt = format_for(path)
-    if fmt is None:
-        known = ", ".join(s for f in formats() for s in f.SUFFIXES)
+    name = format_name(path)  # the format's package is imported once the file is known to be new
+    if name is None:
+        known = ", ".join(SUFFIXES)
         raise InputError(f"{path}: unknown file type {path.suffix or '(none)'}; riskcov reads {known}")
     # what the format prepares for a new file (PHQ-8 JSON: its decoding processes, started while
     # the file is parsed) lasts until the file is stored or refused
@@ -183,6 +184,7 @@ def ingest_file(
             if same:
                 said = f"run {same[0]} already ingested (same sha256)"
                 return IngestResult(path, "unchanged", same[0], said)
+            fmt = load_format(name)
             prepared_for_file.enter_context(prepared(fmt, source.size))
             run = fmt.parse(con, path, data, replace_options(options, reader_path=source.reader_path))
             _refuse_control_characters(path, run)

@@ -18,7 +18,6 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +77,8 @@ class InputFile:
         """The whole file from its start and its sha256: each chunk is hashed on a thread while
         the next is read (both release the GIL), so a large file's hash costs little beyond its
         reading."""
+        from concurrent.futures import Future, ThreadPoolExecutor  # here, not in every command's start
+
         digest, chunks, offset = hashlib.sha256(), list[bytes](), 0
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-sha256") as pool:
             hashed: Future[None] | None = None

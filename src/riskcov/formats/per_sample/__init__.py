@@ -11,12 +11,12 @@ from pathlib import Path
 import duckdb
 
 from riskcov.errors import RiskcovError
-from riskcov.formats import ExperimentRecord, IngestOptions, ParsedRun
+from riskcov.formats import SUFFIXES_BY_FORMAT, ExperimentRecord, IngestOptions, ParsedRun
 from riskcov.formats.per_sample.read import SampleDefaults, StagedSamples, stage_samples
 from riskcov.formats.per_sample.store_rows import drop, store
 
 FORMAT_NAME = "per-sample-table"
-SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson")
+SUFFIXES = SUFFIXES_BY_FORMAT["per_sample"]
 
 
 def parse(
