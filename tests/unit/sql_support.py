@@ -50,10 +50,10 @@ def load_scored(con: duckdb.DuckDBPyConnection, rows: list[Any], samples: list[A
         "CREATE OR REPLACE TABLE scored (series INTEGER, population INTEGER, participant_id BIGINT, "
         "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
     )
-    if rows:  # executemany refuses an empty list of parameter sets
+    if rows:  # DuckDB's executemany refuses an empty list
         con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     con.execute(
         "CREATE OR REPLACE TABLE samples (replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
     )
-    if samples:  # hypothesis draws none at times: the point estimate alone, no replicate
+    if samples:  # no participant drawn at all: an empty table
         con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)

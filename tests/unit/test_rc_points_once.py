@@ -98,3 +98,12 @@ def test_blocks_that_are_not_exact_get_no_rows(con: duckdb.DuckDBPyConnection) -
     ]
     got = _rows(con, "rc_points_once", 1)
     assert [(r[0], r[2], r[3], r[4], r[5]) for r in got] == [(1, 1, 0.5, 1, 2.0)]
+
+
+def test_a_replicate_that_draws_nobody_has_no_points(con: duckdb.DuckDBPyConnection) -> None:
+    """The property test's draw can leave every participant out (each kept with p = 0.8): the
+    samples table is then empty, and so are the points of both macros."""
+    rows = [(0, 0, 1, 0, 0.9, 1.0, 1.0), (2, 1, 2, 0, 0.5, 0.0, 1.0)]
+    _load(con, rows, [])
+    assert _oracle(rows, {}) == []
+    assert _rows(con, "rc_points_once", 1) == _rows(con, "rc_points", 1) == []
