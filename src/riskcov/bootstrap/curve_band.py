@@ -59,7 +59,9 @@ class BandCollector:
         rep = rows["replicate"].astype(np.intp)
         col = np.searchsorted(np.asarray(self.grid), rows["coverage"].astype(np.float64))
         for name in VALUES:
-            arr = self.values.setdefault(name, np.full(shape, np.nan))
+            arr = self.values.get(name)
+            if arr is None:  # made once, not a (series x replicates x grid) array per chunk
+                arr = self.values.setdefault(name, np.full(shape, np.nan))
             v = rows[name]
             arr[sid, rep, col] = np.ma.filled(v.astype(np.float64), np.nan) if np.ma.isMaskedArray(v) else v
         for s in series:  # aliases (llm = total_evidence) share the rows of the series computing them

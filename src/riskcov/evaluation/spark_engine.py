@@ -157,7 +157,7 @@ def compute(
     def put(
         name: str, sid: np.ndarray[Any, Any], rep: np.ndarray[Any, Any], values: np.ndarray[Any, Any]
     ) -> None:
-        arr = res.scalars.setdefault(name, np.full(shape, np.nan))
+        arr = res.array(name, shape)
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
     sizes = chunk_sizes(b, len(participants))

@@ -46,6 +46,16 @@ class Results:
     achievable: dict[int, float] = field(default_factory=dict)
     curve_grids: dict[int, dict[str, list[float | None]]] = field(default_factory=dict)
 
+    def array(self, name: str, shape: tuple[int, int]) -> FloatArray:
+        """scalars[name], made all NaN on its first use. Every chunk writes each of its metrics
+        this way (~50 names per chunk, on several threads), so the array is allocated once:
+        `setdefault(name, np.full(...))` built and filled a new one (a MB at 12 series x 10,001
+        replicates) on every call, only to throw it away."""
+        arr = self.scalars.get(name)
+        if arr is None:  # setdefault: a chunk on another thread may have made it meanwhile
+            arr = self.scalars.setdefault(name, np.full(shape, np.nan))
+        return arr
+
 
 def drop_series(con: duckdb.DuckDBPyConnection, keep: list[Series]) -> None:
     """Remove the rows of series that are not evaluated (unsupported CSFs under `all`), and
@@ -132,7 +142,7 @@ def compute(
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
-        arr = res.scalars.setdefault(name, np.full(shape, np.nan))
+        arr = res.array(name, shape)
         arr[sid.astype(np.intp), rep.astype(np.intp)] = values
 
     if stream is not None:  # eval_totals and the oracle's runs (eval_runs) without a join

@@ -24,5 +24,5 @@ def put(
     [[nan, nan, 0.5]]
     """
     shape = (max(s.index for s in series) + 1, res.n_replicates)
-    arr = res.scalars.setdefault(name, np.full(shape, np.nan))
+    arr = res.array(name, shape)
     arr[sid.astype(np.intp), rep] = np.ma.filled(np.ma.asarray(values).astype(np.float64), np.nan)
