@@ -144,6 +144,39 @@ def test_warehouse_on_a_file_that_is_not_duckdb_is_refused(name, tmp_path, run_c
     assert other.read_text() == "not a database\n"
 
 
+@pytest.mark.parametrize("command", [["runs"], ["migrate"], ["ingest", "CSV"], ["publish"]])
+def test_warehouse_on_another_applications_duckdb_file_is_refused_unchanged(command, tmp_path, run_cli):
+    """A DuckDB file with tables but no riskcov ledger was migrated: even `runs` filled it with
+    riskcov's 24 tables and views."""
+    other = tmp_path / "app.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE SCHEMA s; CREATE TABLE s.orders (id INT); CREATE VIEW v AS SELECT 1 AS one")
+    con.close()
+    args = [str(_csv(tmp_path / "m.csv", 2)) if a == "CSV" else a for a in command]
+    result = run_cli([*args, "--warehouse", other])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: warehouse {other}: the file is a DuckDB database of another application (main.v, "
+        "s.orders; no riskcov schema_migrations); riskcov neither uses nor changes it: give another path\n",
+    )
+    con = duckdb.connect(str(other), read_only=True)
+    try:
+        tables = con.execute(
+            "SELECT table_name FROM duckdb_tables() "
+            "UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1"
+        ).fetchall()
+    finally:
+        con.close()
+    assert tables == [("orders",), ("v",)]
+
+
+def test_an_empty_duckdb_file_becomes_a_warehouse(tmp_path, run_cli):
+    empty = tmp_path / "new.duckdb"
+    duckdb.connect(str(empty)).close()
+    assert run_cli(["ingest", _csv(tmp_path / "m.csv", 2), "--warehouse", empty]).exit_code == 0
+    assert _stored(empty)[0][::2] == ("m", 2)
+
+
 def test_publish_never_overwrites_a_file_that_is_not_a_snapshot(tmp_path, run_cli):
     wh = tmp_path / "w.duckdb"
     assert run_cli(["ingest", _csv(tmp_path / "m.csv", 2), "--warehouse", wh]).exit_code == 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.errors import MigrationError
+from riskcov.errors import MigrationError, UsageError
 from riskcov.resources import resource_dir
 from riskcov.warehouse.duckdb_helpers import one, transaction
 
@@ -106,9 +106,36 @@ def status(
     return [MigrationStatus(m, applied.get(m.version, (None, None, None))[2]) for m in known]
 
 
+def refuse_foreign(con: duckdb.DuckDBPyConnection) -> None:
+    """Refuse a database that holds tables or views but no migration ledger: another
+    application's DuckDB file, which migrating would fill with riskcov's schema. An empty
+    database (a new file) becomes a warehouse."""
+    try:
+        con.execute("SELECT 1 FROM main.schema_migrations LIMIT 0")
+        return
+    except duckdb.CatalogException:
+        pass
+    names = con.execute(
+        "SELECT schema_name || '.' || table_name FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND NOT temporary "
+        "UNION ALL SELECT schema_name || '.' || view_name FROM duckdb_views() "
+        "WHERE database_name = current_database() AND NOT temporary AND NOT internal ORDER BY 1"
+    ).fetchall()
+    if names:
+        path = one(
+            con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()")
+        )
+        shown = ", ".join(str(n[0]) for n in names[:3]) + (", ..." if len(names) > 3 else "")
+        raise UsageError(
+            f"warehouse {path[0] if path else ''}: the file is a DuckDB database of another application "
+            f"({shown}; no riskcov schema_migrations); riskcov neither uses nor changes it: give another path"
+        )
+
+
 def migrate(con: duckdb.DuckDBPyConnection, known: list[Migration] | None = None) -> list[Migration]:
     """Apply pending migrations in order; return those applied."""
     known = load_migrations() if known is None else sorted(known, key=lambda m: m.version)
+    refuse_foreign(con)
     con.execute(LEDGER_DDL)
     pending = [s.migration for s in status(con, known, ledger=True) if s.applied_at is None]
     for mig in pending:
