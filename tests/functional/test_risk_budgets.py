@@ -113,6 +113,24 @@ def test_sql_refuses_a_budget_outside_its_range(run_cli):
 
 
 @pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--loss-scale", "inf", "--loss-scale inf is not a finite number > 0"),
+        ("--loss-scale", "0", "--loss-scale 0.0 is not a finite number > 0"),
+        ("--coverage-grid", "0.5,inf", "--coverage-grid value inf is not in (0, 1]"),
+        ("--coverage-grid", "1.5", "--coverage-grid value 1.5 is not in (0, 1]"),
+        ("--costs", "1,inf", "--costs value inf is not a finite number >= 0"),
+        ("--costs", "-1", "--costs value -1.0 is not a finite number >= 0"),
+    ],
+)
+def test_sql_refuses_what_evaluate_refuses(option, value, message, run_cli):
+    """`sql` printed `CAST(inf AS DOUBLE)` (a column named inf) or a coverage above 1."""
+    metrics = ["--metric", "mae_at_coverage", "--metric", "effective_reliability"]
+    r = run_cli(["sql", "--table", "t", *metrics, option, value])
+    assert (r.exit_code, r.stdout, r.stderr) == (2, "", f"error: {message}\n")
+
+
+@pytest.mark.parametrize(
     ("call", "message"),
     [
         (
