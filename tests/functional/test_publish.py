@@ -12,6 +12,8 @@ import duckdb
 import pytest
 from docs_support import sql_blocks
 
+from riskcov.warehouse.files import printable
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "example_run.json"
 ON = {"RISKCOV_PUBLISH": "1"}
@@ -278,3 +280,69 @@ def test_a_reader_keeps_its_snapshot_while_ingest_and_evaluate_publish(example_w
     finally:
         reader.kill()
         reader.wait()
+
+
+# another application's database, held open for writing until killed
+HOLD_APP = (
+    "import sys, time, duckdb\n"
+    "con = duckdb.connect(sys.argv[1])\n"
+    "con.execute('CREATE TABLE precious AS SELECT 42 AS answer')\n"
+    "con.execute('CHECKPOINT')\n"
+    "print('ready', flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+def test_publish_never_replaces_a_database_another_process_holds_for_writing(
+    example_warehouse, run_cli, tmp_path
+):
+    """The lock was taken for a riskcov snapshot's: the other application's file was renamed over."""
+    app = tmp_path / "app.duckdb"
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_APP, str(app)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        r = run_cli(["publish", "--to", app, "--warehouse", example_warehouse])
+        cmd = Path(f"/proc/{proc.pid}/cmdline").read_bytes().replace(b"\0", b" ").strip().decode()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (r.exit_code, r.stdout) == (3, "")
+    assert r.stderr == (
+        f"error: --to {app}: the file is held for writing by process {proc.pid} ({printable(cmd[:120])}); "
+        "riskcov replaces only a snapshot it can read: try again when it is released (BI tools "
+        "should open the snapshot read-only)\n"
+    )
+    con = duckdb.connect(str(app), read_only=True)
+    try:
+        assert con.execute("SELECT * FROM precious").fetchall() == [(42,)]
+    finally:
+        con.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.duckdb", "w.duckdb"]
+
+
+@pytest.fixture
+def unwritable_folder(tmp_path):
+    """A folder nothing can be made in: mode 555, and immutable for root (chattr +i)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    root = os.geteuid() == 0
+    if root and subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("root, and chattr +i is not available here")
+    try:
+        yield folder
+    finally:
+        if root:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o755)
+
+
+def test_publish_to_a_folder_that_cannot_be_made_is_one_line_exit_2(
+    example_warehouse, run_cli, unwritable_folder
+):
+    """mkdir's PermissionError was an internal error (exit 70)."""
+    target = unwritable_folder / "sub" / "bi.duckdb"
+    r = run_cli(["publish", "--to", target, "--warehouse", example_warehouse])
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.startswith(f"error: --to {target}: cannot make its folder: ")
+    assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr
