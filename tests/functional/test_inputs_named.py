@@ -210,3 +210,13 @@ def test_a_nested_parquet_column_is_refused(tmp_path, run_cli):
         1,
         f"error: {path}: column confidence is a nested DOUBLE[]; per-sample columns hold one value per row\n",
     )
+
+
+@pytest.mark.fresh_warehouse  # the template's copy would make the folder itself
+def test_a_warehouse_folder_that_cannot_be_made_is_one_line_exit_2(tmp_path, run_cli, unwritable_folder):
+    """mkdir's PermissionError was an internal error (exit 70)."""
+    wh = unwritable_folder / "sub" / "w.duckdb"
+    r = run_cli(["ingest", _csv(tmp_path / "m.csv", 2), "--warehouse", wh])
+    assert (r.exit_code, r.stdout) == (2, ""), r.stderr
+    assert r.stderr.startswith(f"error: --warehouse {wh}: cannot make its folder: ")
+    assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr

@@ -320,23 +320,6 @@ def test_publish_never_replaces_a_database_another_process_holds_for_writing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["app.duckdb", "w.duckdb"]
 
 
-@pytest.fixture
-def unwritable_folder(tmp_path):
-    """A folder nothing can be made in: mode 555, and immutable for root (chattr +i)."""
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    folder.chmod(0o555)
-    root = os.geteuid() == 0
-    if root and subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
-        pytest.skip("root, and chattr +i is not available here")
-    try:
-        yield folder
-    finally:
-        if root:
-            subprocess.run(["chattr", "-i", str(folder)], check=True)
-        folder.chmod(0o755)
-
-
 def test_publish_to_a_folder_that_cannot_be_made_is_one_line_exit_2(
     example_warehouse, run_cli, unwritable_folder
 ):

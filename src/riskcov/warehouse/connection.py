@@ -98,7 +98,10 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
     )
     if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # the flag's fault, not a bug
+            raise UsageError(f"--warehouse {path}: cannot make its folder: {exc.strerror}") from None
     try:
         return quiet(duckdb.connect(str(path), read_only=read_only, config=config))
     except duckdb.IOException as exc:
