@@ -136,6 +136,11 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             if is_full(cause):  # the machine's, not a bug: ulimit -f, a full disk, a quota
                 err(f"disk full ({first}); {stored_before()}")
                 raise typer.Exit(ResourceError.exit_code) from None
+            # the machine's too: numpy's MemoryError, DuckDB's OutOfMemoryException (a ulimit -v,
+            # a memory_limit, a machine busier than the bootstrap's estimate assumed)
+            if isinstance(cause, MemoryError) or type(cause).__name__ == "OutOfMemoryException":
+                err(f"out of memory ({type(cause).__name__}: {first}); {stored_before()}")
+                raise typer.Exit(ResourceError.exit_code) from None
             err(
                 f"internal error ({type(cause).__name__}: {first}); the work in progress was rolled "
                 "back. This is a bug in riskcov: please report it with the command you ran"
