@@ -131,3 +131,20 @@ def test_a_key_of_the_sample_row_is_no_score_column(tmp_path: Path, run_cli: Any
             f"error: sql:{expr}: column {name} is not a score column: a per-sample CSF reads score "
             "columns by CSF name (msp for confidence_msp) and prob\n",
         )
+
+
+def test_csf_add_over_a_key_of_the_sample_row_says_both_reasons(tmp_path: Path, run_cli: Any) -> None:
+    """Neither a signal of PHQ-8 runs nor a score column of per-sample runs: the message says
+    both, not only the list of signals (which a per-sample user would not be looking for)."""
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["ingest", _table(tmp_path / "preds.csv"), "--warehouse", wh]).exit_code == 0
+    refused = run_cli(["csf", "add", "x", "1 - sample_index", "--warehouse", wh])
+    assert (refused.exit_code, refused.stdout, refused.crashed) == (2, "", False)
+    assert refused.stderr.startswith(
+        "error: csf x: column sample_index is not a signal column of item_signals ("
+    )
+    assert refused.stderr.endswith(
+        "; as a CSF of per-sample runs: column sample_index is not a score column: a per-sample CSF "
+        "reads score columns by CSF name (msp for confidence_msp) and prob\n"
+    )
+    assert refused.stderr.count("\n") == 1

@@ -250,7 +250,9 @@ RULE = "use 1 to 64 characters a-z, 0-9 and _, starting with a letter"
             "retrieval_reference_count, retrieval_similarity_mean, retrieval_similarity_max, "
             "verbalized_confidence, token_msp, token_pe, "
             "token_energy, consistency_modal_confidence, consistency_score_std, consistency_na_rate, "
-            "consistency_samples, inference_used, inference_type, inference_marker, extra_signals)",
+            "consistency_samples, inference_used, inference_type, inference_marker, extra_signals); "
+            "as a CSF of per-sample runs: column participant_id is not a score column: a per-sample "
+            "CSF reads score columns by CSF name (msp for confidence_msp) and prob",
         ),
         (["remove", "nope"], 1, "csf nope: no such CSF (riskcov csf list shows them)"),
     ],

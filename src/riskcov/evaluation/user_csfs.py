@@ -34,8 +34,8 @@ def add(con: duckdb.DuckDBPyConnection, name: str, text: str) -> Csf:
     except UsageError as not_signals:
         try:  # over per-sample score columns by CSF name and prob (docs/python.md)
             compiled = compile_for_samples(text, label=f"csf {name}")
-        except UsageError:
-            raise not_signals from None
+        except UsageError as not_scores:
+            raise _neither(f"csf {name}: ", not_signals, not_scores) from None
         csf = expression_csf(name, compiled.sql, compiled.columns)
         trial, units = f"{rows_sql(compiled.columns)} AS s", "samples"
     deny_external_access(con)
@@ -74,3 +74,18 @@ def remove(con: duckdb.DuckDBPyConnection, name: str) -> None:
             raise InputError(f"csf {name}: no such CSF (riskcov csf list shows them)")
         con.execute("DELETE FROM user_csfs WHERE name = ?", [name])
         install_sql_objects(con, own=False)
+
+
+def _neither(prefix: str, not_signals: UsageError, not_scores: UsageError) -> UsageError:
+    """Why an expression is a CSF of neither kind of run: the PHQ-8 reason, and the per-sample
+    one where it differs (a key of the sample's row is no score column, which the list of
+    signals alone would not say).
+
+    >>> _neither("csf x: ", UsageError("csf x: a"), UsageError("csf x: b"))
+    UsageError('csf x: a; as a CSF of per-sample runs: b')
+    >>> _neither("csf x: ", UsageError("csf x: a"), UsageError("csf x: a"))
+    UsageError('csf x: a')
+    """
+    if str(not_scores) == str(not_signals):
+        return not_signals
+    return UsageError(f"{not_signals}; as a CSF of per-sample runs: {str(not_scores).removeprefix(prefix)}")
