@@ -16,7 +16,7 @@ from sqlglot.errors import ParseError
 
 from riskcov.errors import UsageError
 from riskcov.metrics.budgets import refuse_outside
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID, MAX_COSTS
 
 
 @dataclass
@@ -74,6 +74,8 @@ def relations(cols: Columns) -> dict[str, str]:
     for c in cols.coverages:
         if not 0.0 < c <= 1.0:
             raise UsageError(f"--coverage-grid value {c!r} is not in (0, 1]")
+    if len(cols.costs) > MAX_COSTS:
+        raise UsageError(f"--costs: {len(cols.costs):,} values; at most {MAX_COSTS}")
     for c in cols.costs:
         if not (math.isfinite(c) and c >= 0.0):
             raise UsageError(f"--costs value {c!r} is not a finite number >= 0")
