@@ -329,3 +329,26 @@ def test_publish_to_a_folder_that_cannot_be_made_is_one_line_exit_2(
     assert (r.exit_code, r.stdout) == (2, "")
     assert r.stderr.startswith(f"error: --to {target}: cannot make its folder: ")
     assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr
+
+
+@pytest.mark.parametrize("command", [["ingest", "CSV"], ["migrate"], ["csf", "add", "x", "token_msp"]])
+def test_a_writing_command_on_the_snapshot_is_refused(command, example_warehouse, run_cli, tmp_path, sql):
+    """`--warehouse riskcov-bi.duckdb ingest` stored the run in the snapshot, where the next
+    publish wiped it (and the command's own publish said 'that is the warehouse itself', exit 5)."""
+    assert run_cli(["publish", "--warehouse", example_warehouse]).exit_code == 0
+    snapshot = example_warehouse.parent / "riskcov-bi.duckdb"
+    before = sql(snapshot, "SELECT run_id FROM runs ORDER BY run_id")
+    csv = tmp_path / "m.csv"
+    csv.write_text("sample_id,confidence,correct\n1,0.9,1\n2,0.4,0\n")
+    args = [str(csv) if a == "CSV" else a for a in command]
+    r = run_cli([*args, "--warehouse", snapshot], env=ON)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"error: warehouse {snapshot.resolve()}: the file is a BI snapshot published from "
+        f"{example_warehouse.resolve()}; the next publish replaces it, so riskcov writes only to the "
+        f"warehouse: give --warehouse {example_warehouse.resolve()}\n"
+    )
+    assert sql(snapshot, "SELECT run_id FROM runs ORDER BY run_id") == before
+    # reading the snapshot stays possible
+    listed = run_cli(["runs", "--json", "--warehouse", snapshot])
+    assert listed.exit_code == 0, listed.stderr

@@ -106,15 +106,32 @@ def status(
     return [MigrationStatus(m, applied.get(m.version, (None, None, None))[2]) for m in known]
 
 
+def _path(con: duckdb.DuckDBPyConnection) -> str:
+    row = one(con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
+    return str(row[0]) if row else ""
+
+
 def refuse_foreign(con: duckdb.DuckDBPyConnection) -> None:
     """Refuse a database that holds tables or views but no migration ledger: another
     application's DuckDB file, which migrating would fill with riskcov's schema. An empty
-    database (a new file) becomes a warehouse."""
+    database (a new file) becomes a warehouse. Refuse a BI snapshot too: what is written there
+    is lost at the next publish."""
     try:
         con.execute("SELECT 1 FROM main.schema_migrations LIMIT 0")
-        return
     except duckdb.CatalogException:
         pass
+    else:
+        try:
+            source = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'published_from'"))
+        except duckdb.CatalogException:
+            return
+        if source:
+            raise UsageError(
+                f"warehouse {_path(con)}: the file is a BI snapshot published from {source[0]}; the "
+                "next publish replaces it, so riskcov writes only to the warehouse: give --warehouse "
+                f"{source[0]}"
+            )
+        return
     names = con.execute(
         "SELECT schema_name || '.' || table_name FROM duckdb_tables() "
         "WHERE database_name = current_database() AND NOT temporary "
@@ -122,12 +139,9 @@ def refuse_foreign(con: duckdb.DuckDBPyConnection) -> None:
         "WHERE database_name = current_database() AND NOT temporary AND NOT internal ORDER BY 1"
     ).fetchall()
     if names:
-        path = one(
-            con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()")
-        )
         shown = ", ".join(str(n[0]) for n in names[:3]) + (", ..." if len(names) > 3 else "")
         raise UsageError(
-            f"warehouse {path[0] if path else ''}: the file is a DuckDB database of another application "
+            f"warehouse {_path(con)}: the file is a DuckDB database of another application "
             f"({shown}; no riskcov schema_migrations); riskcov neither uses nor changes it: give another path"
         )
 
