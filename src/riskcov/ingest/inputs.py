@@ -209,11 +209,6 @@ def analysis_set(inputs: list[Input], intersection_only: bool) -> AnalysisSet:
     """docs/metrics.md: one input uses its successful participants; a pair, those successful in both."""
     if len(inputs) == 1:
         (only,) = inputs
-        if not only.included:  # a metric of nothing: AURC 0 with a CI [0, 0], as if perfect
-            raise InputError(
-                f"--input {only.label}: {only.describe()} has no successful participant "
-                f"({len(only.failed)} failed): nothing to evaluate"
-            )
         return AnalysisSet(
             sorted(only.included),
             {
@@ -238,13 +233,6 @@ def analysis_set(inputs: list[Input], intersection_only: bool) -> AnalysisSet:
         )
     overlap = all_l & all_r
     analysis = left.included & right.included & overlap
-    if not analysis:
-        what = "sample cluster" if left.per_sample else "participant"
-        raise InputError(
-            f"the two inputs share no {what} successful in both ({len(overlap)} in both inputs, "
-            f"{len(all_l - all_r)} only in the left, {len(all_r - all_l)} only in the right): "
-            "nothing to compare"
-        )
     counts = {
         "participants_total": len(overlap),
         "participants_included": len(analysis),
