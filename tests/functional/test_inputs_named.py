@@ -145,7 +145,7 @@ def test_warehouse_on_a_file_that_is_not_duckdb_is_refused(name, tmp_path, run_c
 
 
 @pytest.mark.parametrize("command", [["runs"], ["migrate"], ["ingest", "CSV"], ["publish"]])
-def test_warehouse_on_another_applications_duckdb_file_is_refused_unchanged(command, tmp_path, run_cli):
+def test_warehouse_on_another_applications_duckdb_file_is_refused_unchanged(command, tmp_path, run_cli, sql):
     """A DuckDB file with tables but no riskcov ledger was migrated: even `runs` filled it with
     riskcov's 24 tables and views."""
     other = tmp_path / "app.duckdb"
@@ -159,15 +159,8 @@ def test_warehouse_on_another_applications_duckdb_file_is_refused_unchanged(comm
         f"error: warehouse {other}: the file is a DuckDB database of another application (main.v, "
         "s.orders; no riskcov schema_migrations); riskcov neither uses nor changes it: give another path\n",
     )
-    con = duckdb.connect(str(other), read_only=True)
-    try:
-        tables = con.execute(
-            "SELECT table_name FROM duckdb_tables() "
-            "UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1"
-        ).fetchall()
-    finally:
-        con.close()
-    assert tables == [("orders",), ("v",)]
+    names = "SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() "
+    assert sql(other, names + "WHERE NOT internal ORDER BY 1") == [("orders",), ("v",)]
 
 
 def test_an_empty_duckdb_file_becomes_a_warehouse(tmp_path, run_cli):
