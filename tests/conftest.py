@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,6 +188,23 @@ def run_cli() -> RunCli:
         return CliResult(result.exit_code, result.stdout, result.stderr, result.exception)
 
     return invoke
+
+
+@pytest.fixture
+def unwritable_folder(tmp_path):
+    """A folder nothing can be made in: mode 555, and immutable for root (chattr +i)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    root = os.geteuid() == 0
+    if root and subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("root, and chattr +i is not available here")
+    try:
+        yield folder
+    finally:
+        if root:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o755)
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@
 Exit codes: 0 done; 1 bad data (InputError); 2 bad flags (UsageError); 3 the warehouse is
 locked (LockedError); 4 schema history mismatch (MigrationError); 5 stored but the BI snapshot
 not refreshed (PublishError); 6 the machine ran out of disk or memory (ResourceError); 70 a bug
-in riskcov; 130 interrupted (Ctrl-C). See docs/reliability.md.
+in riskcov; 130 interrupted (Ctrl-C); 141 stdout closed early (`| head`). See
+docs/reliability.md.
 """
 
 

@@ -230,3 +230,37 @@ def test_runs_speaks_of_samples_for_per_sample_runs(shared_dir, warehouse_path, 
     assert counts == [["1", "0", "2", "2", "0"], ["1", "0", "1", "1", "0"]]
     listing = json.loads(run_cli(["runs", "--json", "--warehouse", warehouse_path]).stdout)
     assert [e["kind"] for r in listing for e in r["experiments"]] == ["per-sample", "per-sample", "PHQ-8"]
+
+
+def _closed_stdout(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The command with a stdout whose reader has gone (`riskcov ... | head -0`)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        env = {**os.environ, "RISKCOV_PUBLISH": "0"}
+        cmd = [sys.executable, "-c", "from riskcov.cli import main; main()", *args]
+        return subprocess.run(cmd, stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    finally:
+        os.close(write_end)
+
+
+def test_a_closed_stdout_is_one_line_exit_141_not_a_bug(tmp_path):
+    """`riskcov sql ... | head -1` said 'internal error (BrokenPipeError ...) This is a bug in
+    riskcov' (exit 70)."""
+    done = _closed_stdout(["sql", "--table", "t"], tmp_path)
+    assert (done.returncode, done.stderr) == (
+        141,
+        "error: stdout was closed before the output was written (broken pipe); nothing of this "
+        "command was stored\n",
+    )
+
+
+def test_a_closed_stdout_after_an_evaluation_says_it_was_stored(tmp_path):
+    example = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
+    args = ["evaluate", "--input", str(example), "--mode", "few_shot", "--bootstrap-resamples", "0", "--json"]
+    done = _closed_stdout([*args, "--warehouse", str(tmp_path / "w.duckdb")], tmp_path)
+    assert (done.returncode, done.stderr) == (
+        141,
+        "error: stdout was closed before the output was written (broken pipe); evaluation 1 stored "
+        "before it; the rest was rolled back\n",
+    )

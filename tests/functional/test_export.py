@@ -4,6 +4,7 @@ key order, unknown names refused with the valid ones listed."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,33 @@ def test_unknown_format_is_refused_before_the_warehouse_is_opened(tmp_path, run_
         "error: --format xlsx: give parquet or csv\n",
     )
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["file", "under_a_file"])
+def test_an_out_folder_that_cannot_be_made_is_one_line_exit_2(kind, example_warehouse, run_cli, tmp_path):
+    """mkdir's OSError escaped as an internal error (exit 70)."""
+    if kind == "file":
+        blocker = tmp_path / "taken"
+        blocker.write_text("mine\n")
+        out, reason = blocker, "File exists"
+    else:
+        blocker = tmp_path / "plain"
+        blocker.write_text("mine\n")
+        out, reason = blocker / "sub", "Not a directory"
+    result = run_cli(["export", "--out", out, "--warehouse", example_warehouse])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"error: --out {out}: cannot make the folder: {reason}\n"
+    assert blocker.read_text() == "mine\n"
+
+
+def test_a_killed_exports_temporary_file_is_removed_by_the_next_export(example_warehouse, run_cli, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    stale = out / f".runs.parquet.{proc.pid}.tmp"
+    stale.write_bytes(b"half a parquet file")
+    other = out / f".notes.txt.{proc.pid}.tmp"  # not a table this export writes: left alone
+    other.write_bytes(b"x")
+    assert run_cli(["export", "runs", "--out", out, "--warehouse", example_warehouse]).exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == [other.name, "runs.parquet"]

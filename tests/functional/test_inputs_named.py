@@ -144,6 +144,32 @@ def test_warehouse_on_a_file_that_is_not_duckdb_is_refused(name, tmp_path, run_c
     assert other.read_text() == "not a database\n"
 
 
+@pytest.mark.parametrize("command", [["runs"], ["migrate"], ["ingest", "CSV"], ["publish"]])
+def test_warehouse_on_another_applications_duckdb_file_is_refused_unchanged(command, tmp_path, run_cli, sql):
+    """A DuckDB file with tables but no riskcov ledger was migrated: even `runs` filled it with
+    riskcov's 24 tables and views."""
+    other = tmp_path / "app.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE SCHEMA s; CREATE TABLE s.orders (id INT); CREATE VIEW v AS SELECT 1 AS one")
+    con.close()
+    args = [str(_csv(tmp_path / "m.csv", 2)) if a == "CSV" else a for a in command]
+    result = run_cli([*args, "--warehouse", other])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: warehouse {other}: the file is a DuckDB database of another application (main.v, "
+        "s.orders; no riskcov schema_migrations); riskcov neither uses nor changes it: give another path\n",
+    )
+    names = "SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() "
+    assert sql(other, names + "WHERE NOT internal ORDER BY 1") == [("orders",), ("v",)]
+
+
+def test_an_empty_duckdb_file_becomes_a_warehouse(tmp_path, run_cli):
+    empty = tmp_path / "new.duckdb"
+    duckdb.connect(str(empty)).close()
+    assert run_cli(["ingest", _csv(tmp_path / "m.csv", 2), "--warehouse", empty]).exit_code == 0
+    assert _stored(empty)[0][::2] == ("m", 2)
+
+
 def test_publish_never_overwrites_a_file_that_is_not_a_snapshot(tmp_path, run_cli):
     wh = tmp_path / "w.duckdb"
     assert run_cli(["ingest", _csv(tmp_path / "m.csv", 2), "--warehouse", wh]).exit_code == 0
@@ -177,3 +203,13 @@ def test_a_nested_parquet_column_is_refused(tmp_path, run_cli):
         1,
         f"error: {path}: column confidence is a nested DOUBLE[]; per-sample columns hold one value per row\n",
     )
+
+
+@pytest.mark.fresh_warehouse  # the template's copy would make the folder itself
+def test_a_warehouse_folder_that_cannot_be_made_is_one_line_exit_2(tmp_path, run_cli, unwritable_folder):
+    """mkdir's PermissionError was an internal error (exit 70)."""
+    wh = unwritable_folder / "sub" / "w.duckdb"
+    r = run_cli(["ingest", _csv(tmp_path / "m.csv", 2), "--warehouse", wh])
+    assert (r.exit_code, r.stdout) == (2, ""), r.stderr
+    assert r.stderr.startswith(f"error: --warehouse {wh}: cannot make its folder: ")
+    assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr

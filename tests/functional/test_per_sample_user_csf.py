@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 
 def _table(path: Path, with_mix: bool = False) -> Path:
@@ -49,9 +50,11 @@ def test_a_per_sample_csf_is_the_column_it_computes(tmp_path: Path, run_cli: Any
     got = _evaluate(run_cli, wh, tmp_path / "a.json", "--input", "preds", "--confidence", "all")
     # tm's token_msp is not a score column of this run: not offered under all
     assert sorted(got["confidence_variants"]) == ["confidence", "mix", "msp"]
-    # the oracle: the same numbers as a column of the file, computed in Python
-    assert run_cli(["ingest", _table(tmp_path / "oracle.csv", True), "--warehouse", wh]).exit_code == 0
-    want = _evaluate(run_cli, wh, tmp_path / "b.json", "--input", "oracle", "--confidence", "mix")
+    # the oracle: the same numbers as a column of the file, computed in Python (a warehouse of its
+    # own: beside the stored CSF mix, a column confidence_mix is refused)
+    other = tmp_path / "oracle.duckdb"
+    assert run_cli(["ingest", _table(tmp_path / "oracle.csv", True), "--warehouse", other]).exit_code == 0
+    want = _evaluate(run_cli, other, tmp_path / "b.json", "--input", "oracle", "--confidence", "mix")
     named = _evaluate(run_cli, wh, tmp_path / "c.json", "--input", "preds", "--confidence", "mix")
     sql = "sql:0.5 * confidence + 0.5 * msp"
     inline = _evaluate(run_cli, wh, tmp_path / "d.json", "--input", "preds", "--confidence", sql)
@@ -91,6 +94,27 @@ def test_a_stored_csf_named_like_a_score_column_is_refused(
     assert refused.stderr == (
         "error: csf name msp: msp is a score column of per-sample run preds, which would be evaluated "
         "under that name instead; choose another name\n"
+    )
+    assert take_snapshot(wh) == before
+
+
+@pytest.mark.parametrize("how", [["ingest"], ["evaluate", "--bootstrap-resamples", "0", "--input"]])
+def test_a_score_column_named_like_a_stored_csf_is_refused(
+    how: list[str], tmp_path: Path, run_cli: Any, take_snapshot: Any
+) -> None:
+    """The same clash the other way round: `mix` stored as 1 - confidence, then a file with
+    confidence_mix was ingested, and evaluate (`all`, `--confidence mix`) and v_metrics gave the
+    column's numbers under the stored CSF's name."""
+    wh = tmp_path / "w.duckdb"
+    assert run_cli(["csf", "add", "mix", "1 - confidence", "--warehouse", wh]).exit_code == 0
+    before = take_snapshot(wh)
+    path = _table(tmp_path / "preds.csv", with_mix=True)
+    refused = run_cli([*how, path, "--warehouse", wh])
+    assert (refused.exit_code, refused.stdout, refused.crashed) == (1, "", False)
+    assert refused.stderr == (
+        f"error: {path}: column confidence_mix: mix is a stored CSF (riskcov csf list), which this "
+        "column would replace in the run's evaluations; rename the column, or remove the CSF first "
+        "(riskcov csf remove mix)\n"
     )
     assert take_snapshot(wh) == before
 

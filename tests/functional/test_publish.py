@@ -12,6 +12,8 @@ import duckdb
 import pytest
 from docs_support import sql_blocks
 
+from riskcov.warehouse.files import printable
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "example_run.json"
 ON = {"RISKCOV_PUBLISH": "1"}
@@ -278,3 +280,75 @@ def test_a_reader_keeps_its_snapshot_while_ingest_and_evaluate_publish(example_w
     finally:
         reader.kill()
         reader.wait()
+
+
+# another application's database, held open for writing until killed
+HOLD_APP = (
+    "import sys, time, duckdb\n"
+    "con = duckdb.connect(sys.argv[1])\n"
+    "con.execute('CREATE TABLE precious AS SELECT 42 AS answer')\n"
+    "con.execute('CHECKPOINT')\n"
+    "print('ready', flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+def test_publish_never_replaces_a_database_another_process_holds_for_writing(
+    example_warehouse, run_cli, tmp_path
+):
+    """The lock was taken for a riskcov snapshot's: the other application's file was renamed over."""
+    app = tmp_path / "app.duckdb"
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_APP, str(app)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        r = run_cli(["publish", "--to", app, "--warehouse", example_warehouse])
+        cmd = Path(f"/proc/{proc.pid}/cmdline").read_bytes().replace(b"\0", b" ").strip().decode()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (r.exit_code, r.stdout) == (3, "")
+    assert r.stderr == (
+        f"error: --to {app}: the file is held for writing by process {proc.pid} ({printable(cmd[:120])}); "
+        "riskcov replaces only a snapshot it can read: try again when it is released (BI tools "
+        "should open the snapshot read-only)\n"
+    )
+    con = duckdb.connect(str(app), read_only=True)
+    try:
+        assert con.execute("SELECT * FROM precious").fetchall() == [(42,)]
+    finally:
+        con.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.duckdb", "w.duckdb"]
+
+
+def test_publish_to_a_folder_that_cannot_be_made_is_one_line_exit_2(
+    example_warehouse, run_cli, unwritable_folder
+):
+    """mkdir's PermissionError was an internal error (exit 70)."""
+    target = unwritable_folder / "sub" / "bi.duckdb"
+    r = run_cli(["publish", "--to", target, "--warehouse", example_warehouse])
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.startswith(f"error: --to {target}: cannot make its folder: ")
+    assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr
+
+
+@pytest.mark.parametrize("command", [["ingest", "CSV"], ["migrate"], ["csf", "add", "x", "token_msp"]])
+def test_a_writing_command_on_the_snapshot_is_refused(command, example_warehouse, run_cli, tmp_path, sql):
+    """`--warehouse riskcov-bi.duckdb ingest` stored the run in the snapshot, where the next
+    publish wiped it (and the command's own publish said 'that is the warehouse itself', exit 5)."""
+    assert run_cli(["publish", "--warehouse", example_warehouse]).exit_code == 0
+    snapshot = example_warehouse.parent / "riskcov-bi.duckdb"
+    before = sql(snapshot, "SELECT run_id FROM runs ORDER BY run_id")
+    csv = tmp_path / "m.csv"
+    csv.write_text("sample_id,confidence,correct\n1,0.9,1\n2,0.4,0\n")
+    args = [str(csv) if a == "CSV" else a for a in command]
+    r = run_cli([*args, "--warehouse", snapshot], env=ON)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"error: warehouse {snapshot.resolve()}: the file is a BI snapshot published from "
+        f"{example_warehouse.resolve()}; the next publish replaces it, so riskcov writes only to the "
+        f"warehouse: give --warehouse {example_warehouse.resolve()}\n"
+    )
+    assert sql(snapshot, "SELECT run_id FROM runs ORDER BY run_id") == before
+    # reading the snapshot stays possible
+    listed = run_cli(["runs", "--json", "--warehouse", snapshot])
+    assert listed.exit_code == 0, listed.stderr

@@ -2,9 +2,10 @@
 
 import functools
 import inspect
+import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -26,6 +27,7 @@ coercion.install()  # typer's option values without pydantic where they are plai
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in riskcov, not in the user's data or flags
 INTERRUPTED = 130
+PIPE_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a command `| head` cut short
 
 
 class _OneLineErrors(TyperGroup):
@@ -117,7 +119,15 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> T:
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+            return result
+        except BrokenPipeError:
+            # stdout's reader went away (`riskcov sql | head -1`): not a bug; nothing more goes there
+            with suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            err(f"stdout was closed before the output was written (broken pipe); {stored_before()}")
+            raise typer.Exit(PIPE_CLOSED) from None
         except RiskcovError as exc:
             err(str(exc))
             raise typer.Exit(exc.exit_code) from None
@@ -135,6 +145,11 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             first = (str(cause).splitlines() or [""])[0]
             if is_full(cause):  # the machine's, not a bug: ulimit -f, a full disk, a quota
                 err(f"disk full ({first}); {stored_before()}")
+                raise typer.Exit(ResourceError.exit_code) from None
+            # the machine's too: numpy's MemoryError, DuckDB's OutOfMemoryException (a ulimit -v,
+            # a memory_limit, a machine busier than the bootstrap's estimate assumed)
+            if isinstance(cause, MemoryError) or type(cause).__name__ == "OutOfMemoryException":
+                err(f"out of memory ({type(cause).__name__}: {first}); {stored_before()}")
                 raise typer.Exit(ResourceError.exit_code) from None
             err(
                 f"internal error ({type(cause).__name__}: {first}); the work in progress was rolled "

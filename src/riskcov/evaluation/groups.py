@@ -133,15 +133,19 @@ def evaluate(
 def group_metrics(res: Any, k: int, n: int, b: int, alphas: list[float]) -> dict[str, Any]:
     out: dict[str, Any] = {"n": n}
     ci: dict[str, Any] = {}
+    # a replicate that drew no sample of the group has no Cmax; Coverage@Risk reads 0 there,
+    # which is no coverage of the group: every metric of that replicate is dropped
+    absent = np.isnan(res.scalars["cmax"][k][1:])
     for key in ("cmax", "aurc_full", "augrc_full"):
         arr = res.scalars[key][k]
         out[key] = None if np.isnan(arr[0]) else float(arr[0])
-        ci[key] = interval(out[key], arr[1:])[0] if b > 0 else None
+        ci[key] = interval(out[key], np.where(absent, np.nan, arr[1:]))[0] if b > 0 else None
     out["coverage_at_risk"], ci["coverage_at_risk"] = {}, {}
     for a in alphas:
         arr = res.scalars[f"car_coverage@{a!r}"][k]
         out["coverage_at_risk"][grid_key(a)] = float(arr[0])
-        ci["coverage_at_risk"][grid_key(a)] = interval(float(arr[0]), arr[1:])[0] if b > 0 else None
+        kept = np.where(absent, np.nan, arr[1:])
+        ci["coverage_at_risk"][grid_key(a)] = interval(float(arr[0]), kept)[0] if b > 0 else None
     out["ci95"] = ci
     return out
 

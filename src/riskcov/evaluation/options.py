@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from riskcov.errors import UsageError
 from riskcov.metrics.budgets import refuse_outside
 from riskcov.metrics.estimators import ESTIMATORS
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID, MAX_COSTS
 from riskcov.report.keys import grid_key
 
 MAX_RESAMPLES = 10_000_000
@@ -125,6 +125,8 @@ class Options:
         keys = [grid_key(a) for a in self.alpha_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--alpha-grid values must differ in their first two decimals")
+        if len(self.costs) > MAX_COSTS:
+            raise UsageError(f"--costs: {len(self.costs):,} values; at most {MAX_COSTS}")
         for c in self.costs:
             if not (math.isfinite(c) and c >= 0.0):
                 raise UsageError(f"--costs value {c!r} is not a finite number >= 0")

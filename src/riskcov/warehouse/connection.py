@@ -67,15 +67,21 @@ def check_database_file(path: Path, flag: str = "--warehouse") -> None:
         )
 
 
-def _locked_message(path: Path, text: str, read_only: bool) -> str:
-    """Who holds the warehouse (pid and command line when the system shows them) and what to
-    do: wait for a writer; readers share it read-only; BI tools read the published snapshot."""
+def lock_holder(text: str) -> str:
+    """The process DuckDB's lock error names (pid and command line when the system shows them)."""
     pid = _PID.search(text)
     who = f"process {pid.group(1)}" if pid else "another process"
     if pid:
         with suppress(OSError):
             cmd = Path(f"/proc/{pid.group(1)}/cmdline").read_bytes().replace(b"\0", b" ").strip()
             who += f" ({printable(cmd.decode(errors='replace')[:120])})" if cmd else ""
+    return who
+
+
+def _locked_message(path: Path, text: str, read_only: bool) -> str:
+    """Who holds the warehouse and what to do: wait for a writer; readers share it read-only;
+    BI tools read the published snapshot."""
+    who = lock_holder(text)
     if read_only:
         return f"warehouse {path} is being written by {who}; try again when it has finished"
     return (
@@ -92,7 +98,10 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
     )
     if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # the flag's fault, not a bug
+            raise UsageError(f"--warehouse {path}: cannot make its folder: {exc.strerror}") from None
     try:
         return quiet(duckdb.connect(str(path), read_only=read_only, config=config))
     except duckdb.IOException as exc:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.errors import MigrationError
+from riskcov.errors import MigrationError, UsageError
 from riskcov.resources import resource_dir
 from riskcov.warehouse.duckdb_helpers import one, transaction
 
@@ -106,9 +106,50 @@ def status(
     return [MigrationStatus(m, applied.get(m.version, (None, None, None))[2]) for m in known]
 
 
+def _path(con: duckdb.DuckDBPyConnection) -> str:
+    row = one(con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
+    return str(row[0]) if row else ""
+
+
+def refuse_foreign(con: duckdb.DuckDBPyConnection) -> None:
+    """Refuse a database that holds tables or views but no migration ledger: another
+    application's DuckDB file, which migrating would fill with riskcov's schema. An empty
+    database (a new file) becomes a warehouse. Refuse a BI snapshot too: what is written there
+    is lost at the next publish."""
+    try:
+        con.execute("SELECT 1 FROM main.schema_migrations LIMIT 0")
+    except duckdb.CatalogException:
+        pass
+    else:
+        try:
+            source = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'published_from'"))
+        except duckdb.CatalogException:
+            return
+        if source:
+            raise UsageError(
+                f"warehouse {_path(con)}: the file is a BI snapshot published from {source[0]}; the "
+                "next publish replaces it, so riskcov writes only to the warehouse: give --warehouse "
+                f"{source[0]}"
+            )
+        return
+    names = con.execute(
+        "SELECT schema_name || '.' || table_name FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND NOT temporary "
+        "UNION ALL SELECT schema_name || '.' || view_name FROM duckdb_views() "
+        "WHERE database_name = current_database() AND NOT temporary AND NOT internal ORDER BY 1"
+    ).fetchall()
+    if names:
+        shown = ", ".join(str(n[0]) for n in names[:3]) + (", ..." if len(names) > 3 else "")
+        raise UsageError(
+            f"warehouse {_path(con)}: the file is a DuckDB database of another application "
+            f"({shown}; no riskcov schema_migrations); riskcov neither uses nor changes it: give another path"
+        )
+
+
 def migrate(con: duckdb.DuckDBPyConnection, known: list[Migration] | None = None) -> list[Migration]:
     """Apply pending migrations in order; return those applied."""
     known = load_migrations() if known is None else sorted(known, key=lambda m: m.version)
+    refuse_foreign(con)
     con.execute(LEDGER_DDL)
     pending = [s.migration for s in status(con, known, ledger=True) if s.applied_at is None]
     for mig in pending:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 
-from riskcov.errors import RiskcovError, UsageError
-from riskcov.warehouse.connection import STORAGE_VERSION, check_database_file
+from riskcov.errors import LockedError, RiskcovError, UsageError
+from riskcov.warehouse.connection import STORAGE_VERSION, check_database_file, lock_holder
 from riskcov.warehouse.duckdb_helpers import one
 from riskcov.warehouse.files import stale_temps, temp_beside
 
@@ -118,8 +118,9 @@ def _finish(con: duckdb.DuckDBPyConnection, source: Path) -> dict[str, int]:
 
 def _check_target(con: duckdb.DuckDBPyConnection, target: Path) -> None:
     """Refuse to replace an existing file that is not a riskcov snapshot (a DuckDB file with
-    `published_from` in its warehouse_meta); one held open by a BI tool is still read. Read
-    through the warehouse's connection (ATTACH, read-only), not a second DuckDB instance."""
+    `published_from` in its warehouse_meta); one held open read-only by a BI tool is still read,
+    one held for writing is refused. Read through the warehouse's connection (ATTACH,
+    read-only), not a second DuckDB instance."""
     check_database_file(target, "--to")
     if not target.exists():
         return
@@ -131,7 +132,14 @@ def _check_target(con: duckdb.DuckDBPyConnection, target: Path) -> None:
         con.execute(f"ATTACH {_literal(str(target))} AS {_CHECKED} (READ_ONLY)")
     except duckdb.Error as exc:
         if "lock" in str(exc).lower():
-            return  # a writer holds it: only a riskcov publish writes a snapshot
+            # a publish writes a temporary file, never the snapshot itself: what holds the
+            # target for writing is another application (or a BI tool that should read it
+            # read-only), and what it holds cannot be checked, so it is not replaced
+            raise LockedError(
+                f"--to {target}: the file is held for writing by {lock_holder(str(exc))}; riskcov "
+                "replaces only a snapshot it can read: try again when it is released (BI tools "
+                "should open the snapshot read-only)"
+            ) from None
         raise refused from None
     try:
         row = one(con.execute(f"SELECT value FROM {_CHECKED}.warehouse_meta WHERE key = 'published_from'"))
@@ -153,7 +161,10 @@ def publish_snapshot(con: duckdb.DuckDBPyConnection, target: Path) -> Published:
     if target.resolve() == source.resolve():
         raise UsageError(f"--to {target}: that is the warehouse itself; give another path")
     _check_target(con, target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--to {target}: cannot make its folder: {exc.strerror}") from None
     for stale in stale_temps(target.parent, target.name):  # of a publish that was killed
         _remove(stale)
     tmp = temp_beside(target)

@@ -185,3 +185,42 @@ def test_the_shared_plateau_oracle_by_hand():
     assert points == [(0.25, 0, 0), (0.75, F(1, 3), F(1, 4))]
     assert plateau_areas(points) == pytest.approx((1 / 12, 1 / 16), rel=1e-15, abs=0)
     assert plateau_areas([]) == (0, 0)
+
+
+def _car(samples: list[Sample], alpha: float) -> float:
+    """Coverage@Risk(alpha) of the plateau points: the largest coverage with selective risk <= alpha."""
+    ok = [cov for cov, sel, _ in plateau_points([(c, loss) for c, loss, _ in samples]) if sel <= alpha]
+    return max(ok, default=0.0)
+
+
+def test_coverage_at_risk_cis_drop_replicates_without_the_group(tmp_path, run_cli):
+    """A replicate that drew no sample of a group counted as Coverage@Risk 0 (Cmax, AURC and
+    AUGRC dropped it, as docs/metrics-extended.md says): a one-cluster group's CI read [0, 1]
+    where every replicate that had it gave 1."""
+    rng = np.random.RandomState(5)
+    by_cluster: dict[int, list[Sample]] = {}
+    lines = []
+    for i in range(40):
+        cluster = i % 10
+        site = "solo" if cluster == 9 else "ab"[cluster % 2]
+        conf = float(rng.randint(0, 8)) / 7
+        loss = 0.0 if site == "solo" else float(rng.rand() < 0.4)
+        lines.append(f"{i},{cluster},{conf},{int(loss == 0)},{site}")
+        by_cluster.setdefault(cluster, []).append((conf, loss, site))
+    header = "sample_id,cluster,confidence,correct,site\n"
+    wh = ingest_text(run_cli, tmp_path, header + "\n".join(lines) + "\n")
+    b, seed, alphas = 40, 3, (0.1, 0.4)
+    args = ["--group", "site", "--alpha-grid", "0.1,0.4", "--bootstrap-resamples", str(b)]
+    args += ["--seed", str(seed)]
+    art = json_of(run_cli, "evaluate", "--input", "run", "--warehouse", wh, *args)
+    pids = sorted(by_cluster)
+    rows = draws(len(pids), b, seed)
+    assert sum(9 not in row for row in rows) > 2  # the solo group is missing from some replicates
+    for g in ("a", "b", "solo"):
+        got = art["groups"]["metrics"]["confidence"][g]["ci95"]["coverage_at_risk"]
+        reps = [[s for j in row for s in by_cluster[pids[j]] if s[2] == g] for row in rows]
+        for a in alphas:
+            kept = [_car(r, a) for r in reps if r]
+            want = list(np.percentile(kept, [2.5, 97.5]))
+            assert got[f"{a:.2f}"] == pytest.approx(want, rel=1e-12, abs=1e-15), (g, a)
+    assert art["groups"]["metrics"]["confidence"]["solo"]["ci95"]["coverage_at_risk"]["0.10"] == [1.0, 1.0]

@@ -16,6 +16,7 @@ import duckdb
 
 from riskcov.errors import InputError
 from riskcov.formats.per_sample.column_checks import BOOL, FLOAT, INT, RAW, TEXT, Source, literal
+from riskcov.formats.per_sample.header import too_wide
 from riskcov.formats.per_sample.store_rows import first_rowid
 
 FORMATS = {".csv": "CSV", ".parquet": "Parquet", ".jsonl": "JSON lines", ".ndjson": "JSON lines"}
@@ -58,6 +59,12 @@ def _csv_header(path: Path, reader: str) -> list[str]:
         raise InputError(f"{path}: unreadable CSV: {exc}") from None
 
 
+def _refuse_wide(columns: int) -> None:
+    wide = too_wide(columns)
+    if wide is not None:
+        raise InputError(wide)
+
+
 def _kind(duck_type: str) -> str:
     if duck_type in _INTS:
         return INT
@@ -73,6 +80,7 @@ def read_raw(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[l
     p, fmt = literal(reader), FORMATS[path.suffix.lower()]
     if fmt == "CSV":
         names = _csv_header(path, reader)
+        _refuse_wide(len(names))  # before DuckDB reads it
         cols = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(names)))
         con.execute(f"""CREATE TEMP TABLE {RAW} AS SELECT * FROM read_csv({p}, header = true,
             auto_detect = false, columns = {{{cols}}}, delim = ',', quote = '"', escape = '"',
@@ -83,13 +91,17 @@ def read_raw(con: duckdb.DuckDBPyConnection, path: Path, reader: str) -> tuple[l
     else:
         # the whole file decides the types, so a late string makes a JSON column, not a failed cast
         json_args = f"{p}, format = 'newline_delimited', records = true"
-        found = con.execute(f"DESCRIBE SELECT * FROM read_json({json_args}, sample_size = -1)").fetchall()
+        # map_inference_threshold: past 200 keys DuckDB would type each line as one MAP
+        sniff = f"read_json({json_args}, sample_size = -1, map_inference_threshold = -1)"
+        found = con.execute(f"DESCRIBE SELECT * FROM {sniff}").fetchall()
+        _refuse_wide(len(found))
         spec = ", ".join(
             f"{literal(n)}: {literal(t if _kind(t) != TEXT or t == 'VARCHAR' else 'JSON')}"
             for n, t, *_ in found
         )
         reader = f"read_json({json_args}, auto_detect = false, columns = {{{spec}}})"
     sources, select = typed_columns(con, reader)
+    _refuse_wide(len(sources))
     if _maybe_renamed([s.name for s in sources]):  # the file's own names decide
         if fmt == "Parquet":
             own = _top_level(con.execute(f"SELECT name, num_children FROM parquet_schema({p})").fetchall())

@@ -213,6 +213,24 @@ def stage_samples(
     return stage(con, path, read, defaults, path.stem, is_csv=path.suffix.lower() == ".csv")
 
 
+def _refuse_stored_names(con: duckdb.DuckDBPyConnection, label: Path, csfs: dict[str, Source]) -> None:
+    """A score column named as a stored CSF would be evaluated under that name instead of it,
+    silently (`csf add` refuses the same clash the other way round: docs/calibration.md)."""
+    # a connection that is no warehouse (the stage's own tests) has no user_csfs; asked, not
+    # tried: a failed statement would abort the caller's transaction
+    store = "SELECT 1 FROM duckdb_tables() WHERE table_name = 'user_csfs' AND schema_name = 'main'"
+    if not con.execute(store + " AND NOT temporary AND database_name = current_database()").fetchone():
+        return
+    row = con.execute("SELECT min(name) FROM user_csfs WHERE list_contains(?, name)", [list(csfs)]).fetchone()
+    if row and row[0] is not None:
+        name = str(row[0])
+        raise InputError(
+            f"{label}: column {csfs[name].name}: {name} is a stored CSF (riskcov csf list), which "
+            f"this column would replace in the run's evaluations; rename the column, or remove the "
+            f"CSF first (riskcov csf remove {name})"
+        )
+
+
 def stage(
     con: duckdb.DuckDBPyConnection,
     label: Path,
@@ -237,6 +255,7 @@ def stage(
         if n_rows == 0:
             raise InputError(f"{label}: no data rows")
         plan = plan_columns(label, sources)
+        _refuse_stored_names(con, label, plan.csfs)
         numeric, key = _cluster_order(con, plan, is_csv)
         d = defaults
         experiment = {
