@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from riskcov.errors import UsageError
 from riskcov.metrics.budgets import refuse_outside
 from riskcov.metrics.estimators import ESTIMATORS
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID, MAX_COSTS
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID, refuse_costs, refuse_coverages
 from riskcov.report.keys import grid_key
 
 MAX_RESAMPLES = 10_000_000
@@ -107,9 +106,7 @@ class Options:
             raise UsageError(f"--area-coverage {self.area_coverage!r} is not in (0, 1]")
         if not self.coverage_grid:
             raise UsageError("--coverage-grid needs at least one value")
-        for c in self.coverage_grid:
-            if not 0.0 < c <= 1.0:
-                raise UsageError(f"--coverage-grid value {c!r} is not in (0, 1]")
+        refuse_coverages(self.coverage_grid)
         keys = [grid_key(c) for c in self.coverage_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--coverage-grid values must differ in their first two decimals")
@@ -125,11 +122,7 @@ class Options:
         keys = [grid_key(a) for a in self.alpha_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--alpha-grid values must differ in their first two decimals")
-        if len(self.costs) > MAX_COSTS:
-            raise UsageError(f"--costs: {len(self.costs):,} values; at most {MAX_COSTS}")
-        for c in self.costs:
-            if not (math.isfinite(c) and c >= 0.0):
-                raise UsageError(f"--costs value {c!r} is not a finite number >= 0")
+        refuse_costs(self.costs)
         keys = [grid_key(c) for c in self.costs]
         if len(set(keys)) != len(keys):
             raise UsageError("--costs values must differ in their first two decimals")

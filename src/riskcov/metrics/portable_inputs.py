@@ -16,7 +16,7 @@ from sqlglot.errors import ParseError
 
 from riskcov.errors import UsageError
 from riskcov.metrics.budgets import refuse_outside
-from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID, MAX_COSTS
+from riskcov.metrics.grids import DEFAULT_ALPHAS, DEFAULT_COSTS, DEFAULT_GRID, refuse_costs, refuse_coverages
 
 
 @dataclass
@@ -71,14 +71,8 @@ def relations(cols: Columns) -> dict[str, str]:
     if not (math.isfinite(cols.loss_scale) and cols.loss_scale > 0):
         raise UsageError(f"--loss-scale {cols.loss_scale!r} is not a finite number > 0")
     # the ranges evaluate takes (an inf would be printed as a column named inf)
-    for c in cols.coverages:
-        if not 0.0 < c <= 1.0:
-            raise UsageError(f"--coverage-grid value {c!r} is not in (0, 1]")
-    if len(cols.costs) > MAX_COSTS:
-        raise UsageError(f"--costs: {len(cols.costs):,} values; at most {MAX_COSTS}")
-    for c in cols.costs:
-        if not (math.isfinite(c) and c >= 0.0):
-            raise UsageError(f"--costs value {c!r} is not a finite number >= 0")
+    refuse_coverages(cols.coverages)
+    refuse_costs(cols.costs)
     for a in cols.alphas:  # losses divided by --loss-scale: a selective risk in [0, 1]
         refuse_outside("--alpha-grid", a, note=", the selective risk's range after --loss-scale")
     samples = (
