@@ -13,7 +13,7 @@ import duckdb
 
 from riskcov.errors import LockedError, RiskcovError, UsageError
 from riskcov.warehouse.duckdb_helpers import one
-from riskcov.warehouse.files import kind_of, printable
+from riskcov.warehouse.files import kind_of, make_folder, printable
 
 DEFAULT_PATH = Path("warehouse") / "riskcov.duckdb"
 # BI drivers embed DuckDB 1.4-1.5, which cannot open the 2.0 default storage format.
@@ -98,10 +98,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         {} if read_only else {"storage_compatibility_version": STORAGE_VERSION}
     )
     if not read_only:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:  # the flag's fault, not a bug
-            raise UsageError(f"--warehouse {path}: cannot make its folder: {exc.strerror}") from None
+        make_folder(path.parent, f"--warehouse {path}: cannot make its folder")
     try:
         return quiet(duckdb.connect(str(path), read_only=read_only, config=config))
     except duckdb.IOException as exc:

@@ -11,7 +11,7 @@ import duckdb
 
 from riskcov.errors import ResourceError, RiskcovError, UsageError
 from riskcov.warehouse.duckdb_helpers import one
-from riskcov.warehouse.files import is_full, stale_temps
+from riskcov.warehouse.files import is_full, make_folder, stale_temps
 
 FORMATS = {"parquet": "FORMAT parquet", "csv": "FORMAT csv, HEADER true"}
 # bookkeeping of the warehouse itself, not data
@@ -82,10 +82,7 @@ def export_tables(con: duckdb.DuckDBPyConnection, fmt: str, out: Path, tables: l
     if unknown:
         raise UsageError(f"unknown table {unknown[0]}; valid tables: {', '.join(queries)}")
     chosen = list(dict.fromkeys(tables)) or list(queries)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a file there, a folder not writable: the flag's fault, not a bug
-        raise UsageError(f"--out {out}: cannot make the folder: {exc.strerror}") from None
+    make_folder(out, f"--out {out}: cannot make the folder")
     written: list[Exported] = []
     for table in chosen:
         path = out / f"{table}.{fmt}"

@@ -158,6 +158,24 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def make_folder(folder: Path, refusal: str) -> None:
+    """Make `folder` and its parents; a folder that cannot be made (a file in the way, no write
+    permission) is the flag's fault, not a bug: UsageError `refusal: <the system's reason>`.
+
+    >>> import tempfile
+    >>> base = Path(tempfile.mkdtemp()); (base / "f").write_text("")
+    0
+    >>> make_folder(base / "f" / "sub", "--out x: cannot make the folder")
+    Traceback (most recent call last):
+    riskcov.errors.UsageError: --out x: cannot make the folder: Not a directory
+    >>> import shutil; shutil.rmtree(base)
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{refusal}: {exc.strerror}") from None
+
+
 def stale_temps(folder: Path, name: str | None = None) -> list[Path]:
     """Temporary files (`temp_beside`) in `folder` whose process is gone, for target `name`
     or any target; sorted."""

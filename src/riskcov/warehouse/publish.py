@@ -11,7 +11,7 @@ import duckdb
 from riskcov.errors import LockedError, RiskcovError, UsageError
 from riskcov.warehouse.connection import STORAGE_VERSION, check_database_file, lock_holder
 from riskcov.warehouse.duckdb_helpers import one
-from riskcov.warehouse.files import stale_temps, temp_beside
+from riskcov.warehouse.files import make_folder, stale_temps, temp_beside
 
 SNAPSHOT_NAME = "riskcov-bi.duckdb"
 # the warehouse's materialised metric tables (riskcov.warehouse.metric_tables), counted in the summary line
@@ -161,10 +161,7 @@ def publish_snapshot(con: duckdb.DuckDBPyConnection, target: Path) -> Published:
     if target.resolve() == source.resolve():
         raise UsageError(f"--to {target}: that is the warehouse itself; give another path")
     _check_target(con, target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--to {target}: cannot make its folder: {exc.strerror}") from None
+    make_folder(target.parent, f"--to {target}: cannot make its folder")
     for stale in stale_temps(target.parent, target.name):  # of a publish that was killed
         _remove(stale)
     tmp = temp_beside(target)
