@@ -30,8 +30,8 @@ KNOWN = "sample_id, confidence, confidence_<name>, " + ", ".join(OPTIONAL)
 # a column this close to a known name is taken for a misspelling of it, not for an attribute
 _MISSPELT = 0.8
 _CSF_NAME = re.compile(r"[a-z0-9_]+")
-# DuckDB's statements over a table grow faster than its columns: 1,000 score columns of a 3-row
-# file took 18 s and 0.8 GB to stage, 2,000 took 61 s and 1.5 GB, and 4,000 attributes 3.7 GB
+# staging a table costs time and memory that grow faster than its columns (DuckDB's statements
+# over it, one expression per column), so a wider table is refused before it is read
 MAX_COLUMNS = 1_000
 
 
