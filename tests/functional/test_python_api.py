@@ -262,3 +262,47 @@ def test_the_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monke
         assert done.exit_code == 0, done.stderr
         outputs.append(done.stdout)
     assert [row.split("\t")[3] for row in outputs[2].splitlines()] == ["per-sample runs"] * 2
+
+
+def _best_phi(confidence: Any, correct: Any, cost: float) -> float:
+    """Φ_c by its definition (docs/metrics-extended.md): per distinct confidence (ties enter
+    together) (accepted - (1 + c) · wrong accepted) / N, the best of them and of accepting nothing."""
+    best = 0.0
+    for t in sorted(set(confidence.tolist()), reverse=True):
+        accepted = confidence >= t
+        wrong = int((accepted & ~correct).sum())
+        best = max(best, (int(accepted.sum()) - (1 + cost) * wrong) / len(confidence))
+    return best
+
+
+def test_group_and_costs_as_the_cli(run_cli: Any, tmp_path: Path) -> None:
+    """group= and costs= are --group and --costs: the same artifact as the CLI's."""
+    import pandas as pd
+
+    cols = {**_columns(), "site": np.random.default_rng(9).integers(0, 3, N)}
+    csv = _write_csv(tmp_path / "data.csv", cols)
+    flags = ("--confidence", "confidence", "--group", "site", "--costs", "0,1.5")
+    expected = _cli_artifact(run_cli, tmp_path, csv, *flags)
+    frame = pd.DataFrame(cols)
+    keywords = {"confidence": "confidence", "group": "site", "costs": [0, 1.5]}
+    got = riskcov.evaluate(frame, resamples=200, seed=7, **keywords)
+    assert _comparable(got.artifact) == _comparable(expected)
+    assert got.value("effective_reliability_1.50") == pytest.approx(
+        _best_phi(cols["confidence"], cols["correct"], 1.5), abs=1e-15
+    )
+    sizes = {(g, v) for _, g, m, v, _, _ in got.group_rows() if m == "n"}
+    assert sizes == {(str(s), float((cols["site"] == s).sum())) for s in (0, 1, 2)}
+    table = got.to_pandas(groups=True)
+    assert list(table.columns) == ["csf", "group", "metric", "value", "ci_low", "ci_high"]
+    assert len(table) == len(got.group_rows()) and got.to_pandas().shape[1] == 6
+
+
+def test_costs_and_spark_settings_are_checked_as_flags() -> None:
+    data = _as("mapping", _columns())
+    with pytest.raises(UsageError, match=r"^costs='x': give a number or a list of numbers$"):
+        riskcov.evaluate(data, resamples=0, costs="x")
+    with pytest.raises(UsageError, match=r"^--spark-conf applies to --engine spark$"):
+        riskcov.evaluate(data, resamples=0, spark_conf={"spark.driver.memory": "2g"})
+    cols = _columns()
+    phi = riskcov.evaluate(data, resamples=0, costs=2).value("effective_reliability_2.00")
+    assert phi == pytest.approx(_best_phi(cols["confidence"], cols["correct"], 2.0), abs=1e-15)

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from riskcov.evaluation.options import Options
 
 COLUMNS = ("input", "csf", "metric", "value", "ci_low", "ci_high")
+# the per-group rows (group=, docs/metrics-extended.md), as the table evaluation_group_metrics
+GROUP_COLUMNS = ("csf", "group", "metric", "value", "ci_low", "ci_high")
 
 
 def _require(module: str, extra: str) -> Any:
@@ -64,28 +66,37 @@ class Evaluation:
 
         return metric_rows(self.artifact)
 
-    def _columns(self) -> dict[str, list[Any]]:
-        rows = self.rows()
-        out: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+    def group_rows(self) -> list[tuple[str, str | None, str, Any, Any, Any]]:
+        """(csf, group, metric, value, ci_low, ci_high) per group of an evaluation with
+        `group=COLUMN` (docs/metrics-extended.md; group None: the CSF's coverage gaps); [] without."""
+        from riskcov.report import group_tables
+
+        block = self.artifact.get("groups")
+        return group_tables.rows(block) if block else []
+
+    def _columns(self, groups: bool) -> dict[str, list[Any]]:
+        names = GROUP_COLUMNS if groups else COLUMNS
+        rows: list[tuple[Any, ...]] = list(self.group_rows() if groups else self.rows())
+        out: dict[str, list[Any]] = {c: [] for c in names}
         for row in rows:
-            for c, v in zip(COLUMNS, row, strict=True):
-                out[c].append(float(v) if c in COLUMNS[3:] and v is not None else v)
+            for c, v in zip(names, row, strict=True):
+                out[c].append(float(v) if c in names[3:] and v is not None else v)
         return out
 
-    def to_arrow(self) -> Any:
-        """The metric rows as a pyarrow Table (needs pyarrow)."""
+    def to_arrow(self, groups: bool = False) -> Any:
+        """The metric rows as a pyarrow Table (needs pyarrow); `groups=True`: the per-group rows."""
         pa = _require("pyarrow", "pyarrow")
-        return pa.table(self._columns())
+        return pa.table(self._columns(groups))
 
-    def to_pandas(self) -> Any:
-        """The metric rows as a pandas DataFrame (needs pandas)."""
+    def to_pandas(self, groups: bool = False) -> Any:
+        """The metric rows as a pandas DataFrame (needs pandas); `groups=True`: the per-group rows."""
         pd = _require("pandas", "pandas")
-        return pd.DataFrame(self._columns())
+        return pd.DataFrame(self._columns(groups))
 
-    def to_polars(self) -> Any:
-        """The metric rows as a polars DataFrame (needs polars)."""
+    def to_polars(self, groups: bool = False) -> Any:
+        """The metric rows as a polars DataFrame (needs polars); `groups=True`: the per-group rows."""
         pl = _require("polars", "polars")
-        return pl.DataFrame(self._columns(), strict=False)
+        return pl.DataFrame(self._columns(groups), strict=False)
 
     def value(self, metric: str, csf: str | None = None, input: str = "input_0") -> float | None:
         """One number, e.g. `value("aurc_full")` (the first CSF unless `csf` is given).

@@ -18,6 +18,11 @@ _METRIC_OPTIONS = (
     "intersection_only",
     "calibration",
     "loss",
+    "costs",
+    "group",
+    "engine",
+    "spark_master",
+    "spark_conf",
 )
 
 
@@ -28,6 +33,28 @@ def as_list(value: Any) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [str(v) for v in value]
     return [str(value)]
+
+
+def _metric_option(key: str, value: Any) -> Any:
+    """A metric option's value as `Options` holds it: the grids and costs as floats, the Spark
+    settings as a dict (a mapping, or KEY=VALUE strings as --spark-conf takes them).
+
+    >>> _metric_option("costs", [0, "0.5"]), _metric_option("spark_conf", ["spark.x=1"])
+    ([0.0, 0.5], {'spark.x': '1'})
+    """
+    if key.endswith("_grid") or key == "costs":
+        values = [value] if isinstance(value, (str, int, float)) else value
+        try:
+            return [float(v) for v in values]
+        except (TypeError, ValueError):
+            raise UsageError(f"{key}={value!r}: give a number or a list of numbers") from None
+    if key == "spark_conf":
+        from riskcov.evaluation.options import spark_settings
+
+        if isinstance(value, dict):
+            return spark_settings([f"{k}={v}" for k, v in value.items()])
+        return spark_settings(as_list(value))
+    return value
 
 
 def evaluate_options(
@@ -43,7 +70,7 @@ def evaluate_options(
         if key in _SELECTORS:
             fields[_SELECTORS[key]] = as_list(value)
         elif key in _METRIC_OPTIONS:
-            fields[key] = [float(v) for v in value] if key.endswith("_grid") else value
+            fields[key] = _metric_option(key, value)
         else:
             known = ", ".join([*_METRIC_OPTIONS, *_SELECTORS])
             raise UsageError(f"unknown option {key}; riskcov.evaluate takes {known}")
