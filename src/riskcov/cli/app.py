@@ -12,7 +12,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from riskcov.cli import coercion
-from riskcov.cli.once import Commands, refusing_repeats
+from riskcov.cli.lazy import LazyCommands
+from riskcov.cli.once import refusing_repeats
 from riskcov.errors import ResourceError, RiskcovError, UsageError
 from riskcov.warehouse.committed import STORED, interrupted_message, stored_before
 from riskcov.warehouse.files import is_full
@@ -71,7 +72,8 @@ class _OneLineErrors(TyperGroup):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-app = Commands(
+app = LazyCommands(
+    "riskcov.cli",
     cls=_OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
