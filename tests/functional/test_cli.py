@@ -255,6 +255,18 @@ def test_a_closed_stdout_is_one_line_exit_141_not_a_bug(tmp_path):
     )
 
 
+@pytest.mark.parametrize("args", [["--help"], [], ["evaluate", "--help"], ["csf"], ["--version"]])
+def test_the_help_to_a_closed_stdout_is_one_line_exit_141(tmp_path, args):
+    """`riskcov --help | head -1` exited 1 without a word: click prints the help (and rich, and
+    --version) while it parses, outside the commands' @guarded."""
+    done = _closed_stdout(args, tmp_path)
+    assert (done.returncode, done.stderr) == (
+        141,
+        "error: stdout was closed before the output was written (broken pipe); nothing of this "
+        "command was stored\n",
+    )
+
+
 def test_a_closed_stdout_after_an_evaluation_says_it_was_stored(tmp_path):
     example = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
     args = ["evaluate", "--input", str(example), "--mode", "few_shot", "--bootstrap-resamples", "0", "--json"]

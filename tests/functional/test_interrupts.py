@@ -43,23 +43,27 @@ def test_interrupt_while_parsing_options_is_one_line(run_cli, monkeypatch):
     assert (result.exit_code, result.stdout, result.stderr) == (130, "", ONE_LINE)
 
 
-# interrupt the import of one CLI module, as a Ctrl-C during start-up does
+# interrupt the import of one CLI module, as a Ctrl-C during start-up does: one riskcov.cli
+# imports, or the invoked command's, which main() imports (cli/lazy.py)
 LOADING = """
 import sys
+MODULE = sys.argv[1]
 class Interrupt:
     def find_spec(self, name, path=None, target=None):
-        if name == "riskcov.cli.plot":
+        if name == MODULE:
             raise KeyboardInterrupt
 sys.meta_path.insert(0, Interrupt())
 from riskcov.cli import main
+sys.argv = ["riskcov", "plot", "--help"]
+main()
 """
 
 
-def test_interrupt_while_the_cli_loads_is_one_line(tmp_path):
+@pytest.mark.parametrize("module", ["riskcov.cli.lazy", "riskcov.cli.plot"])
+def test_interrupt_while_the_cli_loads_is_one_line(tmp_path, module):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run(
-        [sys.executable, "-c", LOADING], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
-    )
+    cmd = [sys.executable, "-c", LOADING, module]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
     assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", ONE_LINE)
 
 

@@ -182,6 +182,15 @@ def test_more_than_100_costs_are_refused_before_any_work(command, tmp_path, run_
     assert not (tmp_path / "w.duckdb").exists()
 
 
+def test_more_than_100_risk_control_alphas_are_refused_before_any_work(tmp_path, run_cli):
+    """risk-control --alpha had no bound: each level certifies every method and seed again."""
+    alphas = ",".join(f"{0.001 * (i + 1):.3f}" for i in range(101))
+    args = ["risk-control", "--input", SAMPLES, "--warehouse", tmp_path / "w.duckdb", "--alpha", alphas]
+    r = run_cli(args)
+    assert (r.exit_code, r.stdout, r.stderr) == (2, "", "error: --alpha: 101 values; at most 100\n")
+    assert not (tmp_path / "w.duckdb").exists()
+
+
 def test_100_costs_are_evaluated(tmp_path, run_cli):
     path = tmp_path / "s.csv"
     path.write_text("sample_id,confidence,correct\n1,0.9,1\n2,0.8,0\n3,0.3,1\n")

@@ -114,7 +114,56 @@ def test_command_modules_have_evaluated_annotations():
 
     names = [m.name for m in pkgutil.iter_modules(riskcov.cli.__path__, "riskcov.cli.")]
     lazy = [n for n in names if "annotations" in vars(importlib.import_module(n))]
-    assert (len(names), lazy) == (17, [])
+    assert (len(names), lazy) == (18, [])
+
+
+# which command modules one CLI call imported, in a fresh interpreter
+COMMANDS_PROBE = """
+import contextlib, io, json, sys
+from riskcov.cli import main
+modules = json.loads(sys.argv[1])
+sys.argv = ["riskcov", *sys.argv[2:]]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    main()
+print(json.dumps([m for m in modules if f"riskcov.cli.{m}" in sys.modules]))
+"""
+
+
+def test_a_command_imports_only_its_own_command_module(tmp_path):
+    """Every command module was imported to run one command: the others' imports were a
+    tenth of `riskcov evaluate`'s import of the CLI."""
+
+    from riskcov.cli.lazy import COMMAND_MODULES
+
+    def imported(*args: str) -> list[str]:
+        proc = _probe(COMMANDS_PROBE, json.dumps(list(COMMAND_MODULES)), *args, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr[-500:]
+        return list(json.loads(proc.stdout))
+
+    assert imported("evaluate", "--help") == ["evaluate"]
+    assert imported("--warehouse", "w.duckdb", "ood", "--help") == ["riskcontrol"]
+    assert imported("csf", "list", "--help") == ["csf"]
+    assert len(imported("--help")) == len(imported("evalute")) == 13  # the help lists them all
+
+
+def test_the_commands_are_listed_in_one_order_whichever_module_came_first():
+    """COMMAND_MODULES names every command its module registers, in the help's order, also when
+    a command module was imported before the others (a narrowed call, a test's import)."""
+    code = """
+import json, sys
+import riskcov.cli.warehouse, riskcov.cli.evaluate
+from riskcov.cli import app
+from riskcov.cli.lazy import COMMAND_MODULES, command_name
+listed = [(c.callback.__module__, command_name(c)) for c in app.registered_commands]
+listed += [("riskcov.cli." + g.name, g.name) for g in app.registered_groups]
+print(json.dumps(listed))
+"""
+    from riskcov.cli.lazy import COMMAND_MODULES
+
+    proc = _probe(code, cwd=Path.cwd())
+    assert proc.returncode == 0, proc.stderr[-500:]
+    expected = [(f"riskcov.cli.{m}", n) for m, names in COMMAND_MODULES.items() for n in names if n != "csf"]
+    assert [tuple(pair) for pair in json.loads(proc.stdout)] == [*expected, ("riskcov.cli.csf", "csf")]
 
 
 # the console script's ending: an atexit handler registered during the command still runs,

@@ -20,31 +20,29 @@ from typing import Annotated  # noqa: E402
 
 try:  # a Ctrl-C while the CLI is still loading: one line, like one during a command
     try:
+        # DuckDB's extension here, under the mask: nearly every command needs it, and the
+        # invoked command's module is imported later (cli/lazy.py)
+        import duckdb  # noqa: F401
         import typer
-        from typer.main import get_command_name
 
-        from riskcov.cli import (
-            calibrate,
-            csf,
-            curve,
-            evaluate,
-            export,
-            history,
-            ingest,
-            plot,
-            publish,
-            riskcontrol,
-            scod,
-            sql,
-            warehouse,
-        )
         from riskcov.cli.app import WarehouseOpt, app
+        from riskcov.cli.lazy import COMMAND_MODULES
     finally:
         if _HOLD and _mask is not None:
             _HOLD(signal.SIG_SETMASK, _mask)
 except KeyboardInterrupt:
     sys.stderr.write("error: interrupted; the work in progress was rolled back\n")
     raise SystemExit(130) from None  # INTERRUPTED of cli.app, which may not be loaded yet
+
+
+def __getattr__(name: str) -> object:
+    """A command module (riskcov.cli.evaluate, ...), imported when first asked for: the CLI
+    imports only the invoked command's."""
+    if name in COMMAND_MODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version(value: bool) -> None:
@@ -88,23 +86,13 @@ def main() -> None:
 
 @contextmanager
 def only_invoked(args: list[str]) -> Iterator[None]:
-    """While the CLI runs on `args`, the app registers only the command (or command group)
-    they invoke, when they name one: typer builds every registered command's options, from
-    its signature, on each call (docs/performance.md, start-up).
-    Anything else (no command, an option of the group's other than --warehouse, a name that
-    is no command: click's suggestions list them all) keeps every command."""
-    name = _invoked(args)
-    commands, groups = app.registered_commands, app.registered_groups
-    named = [c for c in commands if (c.name or get_command_name(getattr(c.callback, "__name__", ""))) == name]
-    named_groups = [g for g in groups if g.name == name]
-    if name is None or not (named or named_groups):
+    """While the CLI runs on `args`, the app has only the command (or command group) they
+    invoke, when they name one, and only its module is imported (cli/lazy.py): typer builds
+    every registered command's options, from its signature, on each call (docs/performance.md,
+    start-up). Anything else (no command, an option of the group's other than --warehouse, a
+    name that is no command: click's suggestions list them all) keeps every command."""
+    with app.narrowed(_invoked(args)):
         yield
-        return
-    app.registered_commands, app.registered_groups = named, named_groups
-    try:
-        yield
-    finally:
-        app.registered_commands, app.registered_groups = commands, groups
 
 
 def _invoked(args: list[str]) -> str | None:

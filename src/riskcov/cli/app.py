@@ -12,7 +12,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from riskcov.cli import coercion
-from riskcov.cli.once import Commands, refusing_repeats
+from riskcov.cli.lazy import LazyCommands
+from riskcov.cli.once import refusing_repeats
 from riskcov.errors import ResourceError, RiskcovError, UsageError
 from riskcov.warehouse.committed import STORED, interrupted_message, stored_before
 from riskcov.warehouse.files import is_full
@@ -41,13 +42,15 @@ class _OneLineErrors(TyperGroup):
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            return super().make_context(*args, **kwargs)
+            with _help_to_closed_stdout():
+                return super().make_context(*args, **kwargs)
         except KeyboardInterrupt:
             raise typer.Abort() from None
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            with _help_to_closed_stdout():  # a subcommand's context is made here
+                return super().invoke(ctx)
         except KeyboardInterrupt:
             raise typer.Abort() from None
 
@@ -69,7 +72,8 @@ class _OneLineErrors(TyperGroup):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-app = Commands(
+app = LazyCommands(
+    "riskcov.cli",
     cls=_OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
@@ -123,11 +127,7 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
             return result
         except BrokenPipeError:
-            # stdout's reader went away (`riskcov sql | head -1`): not a bug; nothing more goes there
-            with suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            err(f"stdout was closed before the output was written (broken pipe); {stored_before()}")
-            raise typer.Exit(PIPE_CLOSED) from None
+            raise stdout_closed() from None
         except RiskcovError as exc:
             err(str(exc))
             raise typer.Exit(exc.exit_code) from None
@@ -158,6 +158,30 @@ def guarded(fn: Callable[..., T]) -> Callable[..., T]:
             raise typer.Exit(INTERNAL_ERROR) from None
 
     return wrapper
+
+
+def stdout_closed() -> typer.Exit:
+    """stdout's reader went away (`riskcov sql | head -1`): not a bug. Nothing more goes there;
+    one line says so, and the exit (PIPE_CLOSED) to raise."""
+    with suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    err(f"stdout was closed before the output was written (broken pipe); {stored_before()}")
+    return typer.Exit(PIPE_CLOSED)
+
+
+@contextmanager
+def _help_to_closed_stdout() -> Iterator[None]:
+    """The help (--help, a group given no command) and --version are printed while click makes
+    a context, outside any command's @guarded: a closed stdout there exits PIPE_CLOSED too, not
+    click's silent 1 (a BrokenPipeError) nor rich's (SystemExit(1), raised while handling one)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise stdout_closed() from None
+    except SystemExit as exc:
+        if isinstance(exc.__context__, BrokenPipeError):
+            raise stdout_closed() from None
+        raise
 
 
 def first_failure(exc: BaseException) -> BaseException:

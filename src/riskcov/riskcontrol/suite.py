@@ -23,6 +23,9 @@ from riskcov.riskcontrol.store import record_command, store_results
 from riskcov.warehouse.duckdb_helpers import transaction
 
 RULES = ("certified", "uncertified", "crc")
+# each level certifies every method and seed again; no real use gives near this many, and an
+# unbounded list (a generated one, a typo's million values) is hours of work
+MAX_ALPHAS = 100
 
 
 @dataclass
@@ -62,6 +65,8 @@ class Options(CertificateOptions):
         self.check_inputs()
         if not self.alphas:
             raise UsageError("--alpha needs at least one value")
+        if len(self.alphas) > MAX_ALPHAS:
+            raise UsageError(f"--alpha: {len(self.alphas):,} values; at most {MAX_ALPHAS}")
         if len(set(self.alphas)) != len(self.alphas):
             raise UsageError(f"--alpha {','.join(map(str, self.alphas))}: a value is repeated")
         for a in self.alphas:
