@@ -83,8 +83,9 @@ def test_many_knots_apply_in_about_the_time_of_few(tmp_path):
         con.execute(f"SELECT sum({value_sql(cal, 'x')}) FROM v").fetchall()
         times[k] = time.process_time() - start
     # 5,000 times the knots: reading them once plus log2 more steps, not 5,000 times the work
-    # (the CASE chain took minutes for 20,000 knots)
-    assert times[50_000] < 30 * max(times[10], 0.05), times
+    # (the CASE chain took minutes for 20,000 knots); the floor leaves room for a busy machine,
+    # whose CPU seconds run long
+    assert times[50_000] < 30 * max(times[10], 0.2), times
 
 
 def test_more_knots_than_the_cap_are_refused(tmp_path):
