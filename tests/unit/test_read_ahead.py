@@ -1,0 +1,84 @@
+"""An input read and hashed ahead on a thread (riskcov.warehouse.read_ahead): the read of the
+same file takes it, a file changed since is read again, and `riskcov ingest` reads its first
+file ahead while the warehouse opens."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from riskcov.warehouse import files, read_ahead
+from riskcov.warehouse.files import open_input
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _refuse_in_place(*_: object) -> tuple[bytes, str]:
+    raise AssertionError("read in place, not ahead")
+
+
+def test_the_read_takes_what_was_read_ahead(tmp_path, monkeypatch):
+    path = tmp_path / "big.json"
+    path.write_bytes(os.urandom(3 * 2**20 + 5))
+    monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 2**20)
+    with read_ahead.reading_ahead(path):
+        monkeypatch.setattr(files, "read_hashed", _refuse_in_place)
+        with open_input(path) as source:
+            data, sha = source.read_hashed()
+        assert read_ahead._ahead == {}  # taken
+    assert data == path.read_bytes()
+    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("change", ["append", "rewrite"])
+def test_a_file_changed_after_the_read_ahead_is_read_again(tmp_path, monkeypatch, change):
+    path = tmp_path / "big.json"
+    path.write_bytes(b"a" * (2**20 + 1))
+    monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 2**20)
+    with read_ahead.reading_ahead(path):
+        next(iter(read_ahead._ahead.values())).thread.join()  # read ahead before the change
+        if change == "append":
+            with path.open("ab") as fh:
+                fh.write(b"b")
+        else:  # same size, another file (inode)
+            other = tmp_path / "other.json"
+            other.write_bytes(b"c" * (2**20 + 1))
+            other.replace(path)
+        with open_input(path) as source:
+            data, sha = source.read_hashed()
+    assert data == path.read_bytes()
+    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert read_ahead._ahead == {}
+
+
+def test_small_files_and_non_files_are_not_read_ahead(tmp_path):
+    small = tmp_path / "small.json"
+    small.write_bytes(b"{}")
+    for path in (small, tmp_path, tmp_path / "missing.json"):
+        with read_ahead.reading_ahead(path):
+            assert read_ahead._ahead == {}
+
+
+def test_what_is_not_taken_is_dropped(tmp_path, monkeypatch):
+    path = tmp_path / "big.json"
+    path.write_bytes(b"x" * (2**20))
+    monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 2**20)
+    with read_ahead.reading_ahead(path):
+        assert len(read_ahead._ahead) == 1
+    assert read_ahead._ahead == {}
+
+
+def test_ingest_reads_its_first_file_ahead(tmp_path, monkeypatch, run_cli):
+    example = ROOT / "examples" / "example_run.json"
+    warehouse = tmp_path / "w.duckdb"
+    monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 0)
+    monkeypatch.setattr(files, "read_hashed", _refuse_in_place)
+    result = run_cli(["ingest", example, "--warehouse", warehouse, "--no-publish"])
+    assert result.exit_code == 0, result.stderr
+    con = duckdb.connect(str(warehouse), read_only=True)
+    (sha,) = con.execute("SELECT sha256 FROM runs").fetchone()
+    assert sha == hashlib.sha256(example.read_bytes()).hexdigest()
