@@ -18,7 +18,7 @@ from riskcov.cli.app import (
 )
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.formats import IngestOptions
-from riskcov.ingest import expand_paths, ingest_paths
+from riskcov.ingest import MAX_FILE_BYTES, expand_paths, ingest_paths
 from riskcov.warehouse.read_ahead import reading_ahead
 
 
@@ -63,7 +63,7 @@ def ingest(
     total = sum(sizes.values())
     # the first file is read and hashed on a thread while the warehouse opens (read_ahead)
     with (
-        reading_ahead(files[0] if files else None),
+        reading_ahead(files[0] if files else None, MAX_FILE_BYTES),
         open_warehouse(warehouse) as con,
         stderr_bar(len(files) >= 5 or total > 32 * 2**20, "ingesting", max(total, 1)) as update,
     ):

@@ -74,11 +74,12 @@ _lock = threading.Lock()
 
 
 @contextmanager
-def reading_ahead(path: Path | None) -> Iterator[None]:
+def reading_ahead(path: Path | None, most_bytes: int) -> Iterator[None]:
     """For the block: read and hash `path` on a thread when it is a regular file of at least
-    AHEAD_BYTES; `taken` hands the result to the read of that file inside the block. What the
-    block did not take is dropped at its end, once the thread has ended."""
-    ahead = _start(path) if path is not None else None
+    AHEAD_BYTES and at most `most_bytes` (what the reader refuses unread stays unread); `taken`
+    hands the result to the read of that file inside the block. What the block did not take is
+    dropped at its end, once the thread has ended."""
+    ahead = _start(path, most_bytes) if path is not None else None
     try:
         yield
     finally:
@@ -102,14 +103,14 @@ def taken(fd: int) -> tuple[bytes, str] | None:
     return result
 
 
-def _start(path: Path) -> _Ahead | None:
+def _start(path: Path, most_bytes: int) -> _Ahead | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size < AHEAD_BYTES:
+        if not stat.S_ISREG(info.st_mode) or not AHEAD_BYTES <= info.st_size <= most_bytes:
             os.close(fd)
             return None
         os.set_blocking(fd, True)
