@@ -1,20 +1,16 @@
 """An input read and hashed ahead on a thread (riskcov.warehouse.read_ahead): the read of the
-same file takes it, a file changed since is read again, and `riskcov ingest` reads its first
-file ahead while the warehouse opens."""
+same file takes it, a file changed since is read again (the CLI's use: tests/functional/
+test_read_ahead_cli.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
 
-import duckdb
 import pytest
 
 from riskcov.warehouse import files, read_ahead
 from riskcov.warehouse.files import open_input
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _refuse_in_place(*_: object) -> tuple[bytes, str]:
@@ -72,15 +68,3 @@ def test_what_is_not_taken_is_dropped(tmp_path, monkeypatch):
     with read_ahead.reading_ahead(path, 2**30):
         assert len(read_ahead._ahead) == 1
     assert read_ahead._ahead == {}
-
-
-def test_ingest_reads_its_first_file_ahead(tmp_path, monkeypatch, run_cli):
-    example = ROOT / "examples" / "example_run.json"
-    warehouse = tmp_path / "w.duckdb"
-    monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 0)
-    monkeypatch.setattr(files, "read_hashed", _refuse_in_place)
-    result = run_cli(["ingest", example, "--warehouse", warehouse, "--no-publish"])
-    assert result.exit_code == 0, result.stderr
-    con = duckdb.connect(str(warehouse), read_only=True)
-    (sha,) = con.execute("SELECT sha256 FROM runs").fetchone()
-    assert sha == hashlib.sha256(example.read_bytes()).hexdigest()
