@@ -273,3 +273,15 @@ def test_a_file_already_ingested_imports_no_format_package(shared_dir, warehouse
     proc = _probe(EVALUATE_PROBE, json.dumps(packages), str(seen), *args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-500:]
     assert json.loads(seen.read_text())["modules"] == ["msgspec", *packages[3:], packages[1]]
+
+
+def test_ingest_into_a_new_warehouse_imports_no_sqlglot(tmp_path):
+    """Installing the SQL objects of a new warehouse checks the CSF registry with DuckDB's
+    parser: sqlglot (slow to import) is for user CSFs, `riskcov sql` and --engine spark."""
+    worked = SRC.parent / "examples" / "example_run.json"
+    seen = tmp_path / "modules.json"
+    args = ["--warehouse", str(tmp_path / "new.duckdb"), "ingest", str(worked), "--no-publish"]
+    proc = _probe(EVALUATE_PROBE, json.dumps(["duckdb", "sqlglot"]), str(seen), *args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert "ingested" in proc.stdout
+    assert json.loads(seen.read_text())["modules"] == ["duckdb"]

@@ -18,7 +18,8 @@ from riskcov.cli.app import (
 )
 from riskcov.evaluation.prepared_warehouse import open_warehouse
 from riskcov.formats import IngestOptions
-from riskcov.ingest import expand_paths, ingest_paths
+from riskcov.ingest import MAX_FILE_BYTES, expand_paths, ingest_paths
+from riskcov.warehouse.read_ahead import reading_ahead
 
 
 @app.command()
@@ -60,7 +61,9 @@ def ingest(
     files = expand_paths(paths)
     sizes = {p: p.stat().st_size if p.is_file() else 0 for p in files}
     total = sum(sizes.values())
+    # the first file is read and hashed on a thread while the warehouse opens (read_ahead)
     with (
+        reading_ahead(files[0] if files else None, MAX_FILE_BYTES),
         open_warehouse(warehouse) as con,
         stderr_bar(len(files) >= 5 or total > 32 * 2**20, "ingesting", max(total, 1)) as update,
     ):

@@ -94,7 +94,7 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> 
     if _stored_digest(con) == digest:
         return
     objects = _dependency_order(_sql_objects(con))
-    check_registry()
+    check_registry(con)
     with transaction(con, own=own):
         for name, sql in objects:
             try:

@@ -10,9 +10,10 @@ Per-sample runs carry their scores as data (`v_sample_confidences`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from riskcov.scoring.csf import BASE, Csf
+from riskcov.scoring.csf import BASE, Csf, has_signal
 from riskcov.warehouse.csf_columns import COLUMNS_VIEW, column_names
 
 # an item's unit columns besides its confidence and problem, and the join every CSF reads
@@ -53,14 +54,31 @@ def confidences_view_sql(user: Iterable[Csf] = ()) -> str:
     for c in csfs:
         confidence, problem = column_names(c.name)
         columns += [f"{_confidence(c)} AS {confidence}", f"{_problem(c)} AS {problem}"]
+    selected, join = _keys_once(",\n".join(columns))
     return (
         "CREATE OR REPLACE VIEW v_csf_confidences AS\n"
         + "\nUNION ALL\n".join(parts)
         + f";\nCREATE OR REPLACE VIEW {COLUMNS_VIEW} AS SELECT i.experiment_id, i.participant_id,"
         + f" i.item_index, {_ITEM_UNIT},\n"
-        + ",\n".join(columns)
-        + f"\nFROM {_ITEM_JOIN}"
+        + selected
+        + f"\nFROM {join}"
     )
+
+
+# has_signal's SQL for any one-word key
+_HAS = re.compile(re.escape(has_signal("KEY")).replace("KEY", r"(\w+)"))
+
+
+def _keys_once(columns: str) -> tuple[str, str]:
+    """`columns` with each has_signal(key) read from a column `has:<key>` that the join's
+    signal side computes once per item, and that join: the columns view names a key in many
+    CSFs' problems (DuckDB searched an item's key list once for each)."""
+    keys = sorted(set(_HAS.findall(columns)))
+    for key in keys:
+        columns = columns.replace(has_signal(key), f'coalesce(s."has:{key}", false)')
+    found = "".join(f", list_contains(signal_keys, '{key}') AS \"has:{key}\"" for key in keys)
+    join = _ITEM_JOIN.replace("item_signals AS s", f"(SELECT *{found} FROM item_signals) AS s")
+    return columns, join
 
 
 def sample_confidences_sql(csf: str, *, labels: str, where: str) -> str:

@@ -10,8 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from riskcov.errors import RiskcovError, UsageError
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 def _d(x: float) -> str:
@@ -175,21 +179,24 @@ def select(selector: str) -> tuple[list[Csf], bool]:
     return [get(selector)], False
 
 
-def check_registry() -> None:
-    """Parse every registry expression with sqlglot: a typo fails here, naming the CSF.
+def check_registry(con: duckdb.DuckDBPyConnection) -> None:
+    """Parse every registry expression with DuckDB's parser (no query runs): a typo fails
+    here, naming the CSF.
 
-    Run when the warehouse (re)installs its SQL objects, not on every start: sqlglot is slow
-    to import.
+    Run when the warehouse (re)installs its SQL objects. DuckDB's parser, not sqlglot's: the
+    engine that runs the expressions is the one that must read them, and an ingest into a new
+    warehouse need not import sqlglot (slow to import) for it.
     """
-    import sqlglot
-    from sqlglot.errors import ParseError
+    import duckdb
 
     for c in BASE.values():
         try:
-            sqlglot.parse_one(c.expression, read="duckdb")
-        except ParseError as exc:
+            parsed = con.extract_statements(f"SELECT {c.expression}")
+        except duckdb.ParserException as exc:
             first = str(exc).splitlines()[0]
             raise RiskcovError(f"internal error: CSF {c.name}: its SQL does not parse: {first}") from exc
+        if len(parsed) != 1:
+            raise RiskcovError(f"internal error: CSF {c.name}: its SQL is not one expression")
 
 
 def sample_csf(name: str) -> Csf:

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
@@ -23,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from riskcov.errors import InputError, ResourceError, UsageError
+from riskcov.warehouse.read_ahead import read_hashed, taken
 
 # errors that are the machine's, not the path's: no space, a file size limit, a quota
 _FULL = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")
-_CHUNK_BYTES = 16 * 2**20  # an input read (and hashed) at a time
 
 
 def kind_of(mode: int) -> str:
@@ -74,23 +73,9 @@ class InputFile:
         return absolute
 
     def read_hashed(self) -> tuple[bytes, str]:
-        """The whole file from its start and its sha256: each chunk is hashed on a thread while
-        the next is read (both release the GIL), so a large file's hash costs little beyond its
-        reading."""
-        from concurrent.futures import Future, ThreadPoolExecutor  # here, not in every command's start
-
-        digest, chunks, offset = hashlib.sha256(), list[bytes](), 0
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-sha256") as pool:
-            hashed: Future[None] | None = None
-            while chunk := os.pread(self.fd, _CHUNK_BYTES, offset):
-                if hashed is not None:
-                    hashed.result()
-                hashed = pool.submit(digest.update, chunk)
-                chunks.append(chunk)
-                offset += len(chunk)
-            if hashed is not None:
-                hashed.result()
-        return b"".join(chunks), digest.hexdigest()
+        """The whole file from its start and its sha256 (read_ahead.read_hashed), or what was
+        read ahead of this file as it is now (read_ahead.reading_ahead)."""
+        return taken(self.fd) or read_hashed(self.fd)
 
 
 @contextmanager

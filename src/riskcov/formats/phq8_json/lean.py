@@ -104,11 +104,14 @@ def _doubles(
     flat = list(chain.from_iterable(rows))
     if not set(map(type, flat)) <= {float, type(None)}:
         return None
-    doubles = np.array(flat, dtype=np.float64)  # None: NaN, masked
+    # through an object array: numpy's cast of the objects (None: NaN, masked) and its test of
+    # the NaNs for None run in C, not a Python loop over the elements
+    objects = np.fromiter(flat, dtype=object, count=len(flat))
+    doubles = objects.astype(np.float64)
     nulls = np.isnan(doubles)
     if nulls.any():  # of the NaNs, the Nones (a NaN given is a value)
         at = np.flatnonzero(nulls)
-        nulls[at] = [flat[i] is None for i in at.tolist()]
+        nulls[at] = np.equal(objects[at], None)  # type: ignore[call-overload]
     return doubles.reshape(len(rows), width), nulls.reshape(len(rows), width), lists
 
 

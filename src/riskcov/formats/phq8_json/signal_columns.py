@@ -45,9 +45,16 @@ def number_column(kind: str, key: str, wide: np.ndarray[Any, Any], items: list[A
 
 
 def extras(items: list[Any], unknown: list[str]) -> np.ndarray[Any, Any]:
-    """json.dumps of each item's unknown signals (numbers or null), in the layout's order."""
+    """json.dumps of each item's unknown signals (numbers or null), in the layout's order: the
+    items share few combinations of values, so each distinct one is written once (and is one
+    text object, which lean.py's codes then look up once)."""
     if not unknown or not items:
         return objects([None] * len(items))
     texts = [json.dumps(column(items, key))[1:-1].split(", ") for key in unknown]
     template = ", ".join(json.dumps(k).replace("{", "{{").replace("}", "}}") + ": {}" for k in unknown)
-    return objects(list(map(("{{" + template + "}}").format, *texts)))
+    write = ("{{" + template + "}}").format
+    combinations = list(zip(*texts, strict=True))
+    written = dict.fromkeys(combinations, "")
+    for values in written:
+        written[values] = write(*values)
+    return objects(list(map(written.__getitem__, combinations)))

@@ -165,6 +165,15 @@ def _plan(data: bytes) -> tuple[bytes, list[Participants]]:
     return b"".join(pieces), lists
 
 
+def _colons(texts: list[str | None]) -> int:
+    """The ':' in these texts (None: none), counted over their concatenation.
+
+    >>> _colons(["a:b", None, "", "::"])
+    3
+    """
+    return "".join(filter(None, texts)).count(":")
+
+
 def _set(values: list[Any]) -> np.ndarray[Any, Any]:
     return np.fromiter(map(is_not, values, repeat(UNSET)), dtype=bool, count=len(values))
 
@@ -184,7 +193,7 @@ def experiment_rows(
         keys += present
         colons += present * f.count(":")
         if f not in KNOWN[:2] and f not in KNOWN[3:]:  # error and the other scalars: text
-            colons += sum(v.count(":") for v in column(parts, f) if type(v) is str)
+            colons += _colons([v for v in column(parts, f) if type(v) is str])
     pids = column(parts, "participant_id")
     if UNSET in pids or len(set(pids)) != len(pids) or not seen.isdisjoint(pids):
         raise Refused
@@ -233,7 +242,7 @@ def experiment_rows(
             continue
         values = column(items, key) if key in layout else [None] * len(items)
         if kind == v.TEXT:
-            colons += sum(t.count(":") for t in values if t is not None)
+            colons += _colons(values)
         s[key] = objects(values)  # text, source, lists of floats (ints already floats)
     if data.count(b":", start, end) != keys + colons:
         raise Refused  # a key given twice somewhere (msgspec kept the last value)
