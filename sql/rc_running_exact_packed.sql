@@ -2,9 +2,9 @@
 -- running sum instead of two: each increment adds k * unit + l, and the stream's running sum
 -- K * unit + L (K, L: the stream's running sums of k and l) is split back by
 -- floor(* (1 / unit)) before the block's offsets are subtracted. A running sum without ORDER
--- BY (DuckDB's streaming window) costs about the same per row whatever it sums, and the two
--- sums were about a third of the chunked path's points statement (docs/performance.md).
--- Exact only where the caller proves it (metrics/engine.py, _packing_unit): every block of
+-- BY (DuckDB's streaming window) costs about the same per row whatever it sums, so one sum
+-- costs about half of two (docs/performance.md, the stream's running sums).
+-- Exact only where the caller proves it (metrics/engine.py, packing_unit): every block of
 -- `totals` exact (rc_totals: integer-valued losses), every l >= 0 (every loss >= 0), `unit` a
 -- power of two above the stream's loss total (the largest l_offset + l_total) and
 -- (K_total + 1) * unit <= 2^53 with K_total the stream's item total (the largest k_offset +
