@@ -11,8 +11,10 @@
 -- k_total). Then every partial sum is an integer below 2^53 (exact in any order), L is its
 -- remainder (0 <= L <= the loss total < unit), floor(sum * (1 / unit)) is K exactly (1 / unit
 -- and the product by it are exact for a power of two) and sum - K * unit is L exactly: the
--- two sums rc_running_exact takes, so the same k_cum, l_cum and l_prev. Arguments and order
--- as rc_running_exact's.
+-- two sums rc_running_exact takes, so the same k_cum, l_cum and l_prev. (Were L ever to
+-- reach unit, every later row's k_cum would be off, and rc_metrics' check that a block's
+-- points end at its k_total would stop the evaluation.) Arguments and order as
+-- rc_running_exact's.
 CREATE OR REPLACE MACRO rc_running_exact_packed(plateaus, totals, unit) AS TABLE
 WITH ordered AS (
     SELECT p.series, p.replicate, p.plateau, p.threshold, CAST(p.k AS DOUBLE) AS k, p.l,
