@@ -23,7 +23,8 @@
 --     from the same limbs minus its own, so they equal the previous point's bit for bit.
 -- (Not a partitioned window for them: besides being slower, nothing pins the order in which
 -- DuckDB's segment tree combines a partition's summands, so its last bit is not guaranteed.)
--- The exact path is rc_running_exact (which `evaluate` calls alone when every block is exact);
+-- The exact path is rc_running_exact (which `evaluate` calls alone when every block is exact,
+-- or rc_running_exact_packed, its rows from one running sum, where the bounds allow);
 -- each path joins `plateaus` with `totals` itself, and a path whose blocks are all of the
 -- other kind joins no rows.
 -- The output is in (series, replicate, plateau) order within each path (the paths' blocks are

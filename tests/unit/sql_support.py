@@ -20,6 +20,7 @@ RC_MACROS = (
     "rc_totals",
     "rc_point_columns",
     "rc_running_exact",
+    "rc_running_exact_packed",
     "rc_running",
     "rc_points",
     "rc_points_once",

@@ -1,7 +1,8 @@
 """`evaluate` builds rc_cells once per evaluation (TEMP TABLE eval_cells) and composes
 rc_plateaus over it with rc_running, chunk by chunk; rc_points composes the same macros over
 a CTE. Both give the same working points, bit for bit and in the same row order, on integer
-and continuous losses with shared plateaus and weighted replicates."""
+and continuous losses with shared plateaus and weighted replicates; so does the exact blocks'
+one packed running sum (rc_running_exact_packed) with the unit engine.packing_unit grants."""
 
 from __future__ import annotations
 
@@ -46,8 +47,8 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def test_cells_built_once_give_rc_points_bit_for_bit(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("CREATE TABLE once AS " + engine.POINTS_SQL.format(running="rc_running"))
-    con.execute("CREATE TABLE fast AS " + engine.POINTS_SQL.format(running="rc_running_exact"))
+    con.execute("CREATE TABLE once AS " + engine.POINTS_SQL.format(running="rc_running", unit=""))
+    con.execute("CREATE TABLE fast AS " + engine.POINTS_SQL.format(running="rc_running_exact", unit=""))
     # evaluate keeps every column of rc_points but k_total (its blocks' totals are in eval_totals)
     con.execute(
         "CREATE TABLE direct AS SELECT * EXCLUDE (k_total) "
@@ -61,9 +62,14 @@ def test_cells_built_once_give_rc_points_bit_for_bit(con: duckdb.DuckDBPyConnect
     # the fast path gives the exact blocks' rows (series 0: integer losses) and no others
     exact = con.execute("SELECT series, replicate FROM eval_totals WHERE exact").fetchall()
     assert {s for s, _ in exact} == {0}
-    assert con.execute("SELECT * FROM fast ORDER BY rowid").fetchall() == [
-        r for r in once if (r[0], r[1]) in set(exact)
-    ]
+    fast = con.execute("SELECT * FROM fast ORDER BY rowid").fetchall()
+    assert fast == [r for r in once if (r[0], r[1]) in set(exact)]
+    unit = engine.packing_unit(*con.execute(engine.PACKING_SQL).fetchone())
+    assert unit == 32.0  # the exact blocks' losses add up to 21 (6 + 9 + 0 + 6: series 0)
+    packed = engine.POINTS_SQL.format(running="rc_running_exact_packed", unit=", $unit")
+    con.execute("CREATE TABLE packed AS " + packed, {"unit": unit})
+    assert con.execute(columns, ["packed"]).fetchall() == con.execute(columns, ["fast"]).fetchall()
+    assert repr(con.execute("SELECT * FROM packed ORDER BY rowid").fetchall()) == repr(fast)
     # replicate 1 draws participant 1 twice and participant 3 once: (series, plateau, k_cum)
     assert [(r[0], r[2], r[4]) for r in once if r[1] == 1] == [
         (0, 1, 2),

@@ -2,7 +2,8 @@
 macros: every working point's k and loss sum equal a Fraction-exact oracle (integer losses:
 exactly; continuous ones: within 2 ulps, or 2^-400 for sums below ~1e-140), for the point
 estimate and weighted replicates, with both rc_running paths in one call; and no bit changes
-with the row order or thread count."""
+with the row order or thread count. rc_running_exact_packed (one packed running sum) gives
+rc_running_exact's rows bit for bit."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from sql_support import load_scored, rc_macro_fixture
 
 from hypothesis_profiles import examples
+from riskcov.metrics import engine
 
 CONTINUOUS = st.sampled_from([0.1, 0.37, 1 / 3, 1e-9, 0.0, 2.5]) | st.floats(0.0, 1e3, allow_subnormal=False)
 
@@ -144,3 +146,31 @@ def test_working_points_are_exact_and_order_free(
     rng.shuffle(shuffled)
     assert sorted(_points(con, shuffled, samples[::-1], 1)) == sorted(got)
     assert sorted(_points(con, shuffled, samples, 3)) == sorted(got)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=scored_rows(), seed=st.integers(0, 2**32 - 1), replicates=st.integers(1, 12))
+def test_one_packed_running_sum_gives_the_two_sums_bit_for_bit(
+    con: duckdb.DuckDBPyConnection, rows: list[Any], seed: int, replicates: int
+) -> None:
+    """rc_running_exact_packed with engine.packing_unit's unit (the smallest power of two above
+    the stream's loss total, so the packed fields are as tight as they get): the rows of
+    rc_running_exact, bit for bit, in the same order, over the integer-loss series."""
+    rows = [r for r in rows if r[1] == 0]  # population 0: integer losses, every block exact
+    rng = random.Random(seed)
+    people = sorted({r[2] for r in rows})
+    samples = [(0, p, 1) for p in people]
+    for rep in range(1, replicates + 1):
+        drawn = [rng.choice(people) for _ in people]
+        samples += [(rep, p, drawn.count(p)) for p in sorted(set(drawn))]
+    load_scored(con, rows, samples)
+    con.execute("CREATE OR REPLACE TABLE eval_totals AS FROM rc_totals('scored', 'samples')")
+    con.execute("CREATE OR REPLACE TABLE eval_cells AS FROM rc_cells('scored')")
+    con.execute("CREATE OR REPLACE TABLE increments AS FROM rc_plateaus('scored', 'eval_cells', 'samples')")
+    unit = engine.packing_unit(*con.execute(engine.PACKING_SQL).fetchone())
+    assert unit is not None
+    two = con.execute("SELECT * FROM rc_running_exact('increments', 'eval_totals')").fetchall()
+    one = con.execute(
+        "SELECT * FROM rc_running_exact_packed('increments', 'eval_totals', ?)", [unit]
+    ).fetchall()
+    assert repr(one) == repr(two)

@@ -102,14 +102,40 @@ def load_samples(
 
 # rc_points' composition of rc_plateaus and rc_running, over the cells built once (drop_series);
 # rc_running_exact alone (the same rows, without rc_running's second scan of the increments for
-# its limb path) when every block of the chunk is exact. eval_points keeps every column but
-# k_total, which no metric reads from the points (rc_metrics takes it from the totals): one
-# column of ~1 M rows less to sort and write per chunk of 41 participants x `all` (points
-# statement ~0.55 -> ~0.50 CPU-s, medians of 5 alternated runs on a stored chunk)
+# its limb path) when every block of the chunk is exact, or rc_running_exact_packed (the same
+# rows from one running sum; `unit` its parameter) where packing_unit grants it. eval_points
+# keeps every column but k_total, which no metric reads from the points (rc_metrics takes it
+# from the totals): one column of ~1 M rows less to sort and write per chunk of 41
+# participants x `all` (points statement ~0.55 -> ~0.50 CPU-s, medians of 5 alternated runs on
+# a stored chunk)
 POINTS_SQL = (
     "WITH increments AS (FROM rc_plateaus('eval_scored', 'eval_cells', 'eval_samples')) "
-    "SELECT * EXCLUDE (k_total) FROM {running}('increments', 'eval_totals')"
+    "SELECT * EXCLUDE (k_total) FROM {running}('increments', 'eval_totals'{unit})"
 )
+# the packed unit's bounds (packing_unit): the stream's item and loss totals over its exact
+# blocks (the last block's offset plus its total) and whether every increment's loss is >= 0
+PACKING_SQL = """
+    SELECT max(k_offset + k_total), max(l_offset + l_total),
+           (SELECT coalesce(min(loss_sum) >= 0, true) FROM eval_cells WHERE n_pred > 0)
+    FROM eval_totals WHERE exact"""
+PACKED_LIMIT = 2**53
+
+
+def packing_unit(k_total: Any, l_total: Any, nonnegative: Any) -> float | None:
+    """rc_running_exact_packed's unit for a stream of exact blocks whose items and raw losses
+    add up to k_total and l_total, every loss >= 0 (nonnegative): the smallest power of two
+    above l_total, where (k_total + 1) * unit <= 2^53 (its header says why that is exact);
+    None (two running sums, rc_running_exact) otherwise or without blocks.
+
+    >>> packing_unit(12_441_240, 4_219_500.0, True), packing_unit(3, 0.0, True)
+    (8388608.0, 1.0)
+    >>> packing_unit(2**30, 2.0**23, True), packing_unit(10, 5.0, False), packing_unit(None, None, True)
+    (None, None, None)
+    """
+    if k_total is None or l_total is None or not nonnegative or l_total < 0 or l_total != int(l_total):
+        return None
+    unit = 1 << int(l_total).bit_length()
+    return float(unit) if (int(k_total) + 1) * unit <= PACKED_LIMIT else None
 
 
 def _fetch(con: duckdb.DuckDBPyConnection, query: str, params: list[Any]) -> dict[str, np.ndarray[Any, Any]]:
@@ -163,7 +189,13 @@ def compute(
     else:
         if stream is not None:  # the sort-once path's callers load eval_samples only where it is read
             load_samples(con, *stream[1].rows())
-        con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {POINTS_SQL.format(running=running)}")
+        # every block exact: one packed running sum where its bounds allow (rc_running_exact_packed)
+        unit = packing_unit(*(one(con.execute(PACKING_SQL)) or (None,) * 3)) if exact and exact[0] else None
+        if unit is None:
+            sql, params = POINTS_SQL.format(running=running, unit=""), None
+        else:
+            sql, params = POINTS_SQL.format(running="rc_running_exact_packed", unit=", $unit"), {"unit": unit}
+        con.execute(f"CREATE OR REPLACE TEMP TABLE eval_points AS {sql}", params)
     m = single_threaded(
         con,
         f"SELECT * FROM {summary}, 'eval_points', 'eval_totals', 'eval_harmonic', ?, ?)",
