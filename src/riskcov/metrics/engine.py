@@ -105,9 +105,7 @@ def load_samples(
 # its limb path) when every block of the chunk is exact, or rc_running_exact_packed (the same
 # rows from one running sum; `unit` its parameter) where packing_unit grants it. eval_points
 # keeps every column but k_total, which no metric reads from the points (rc_metrics takes it
-# from the totals): one column of ~1 M rows less to sort and write per chunk of 41
-# participants x `all` (points statement ~0.55 -> ~0.50 CPU-s, medians of 5 alternated runs on
-# a stored chunk)
+# from the totals): one column of ~1 M rows less to sort and write per chunk
 POINTS_SQL = (
     "WITH increments AS (FROM rc_plateaus('eval_scored', 'eval_cells', 'eval_samples')) "
     "SELECT * EXCLUDE (k_total) FROM {running}('increments', 'eval_totals'{unit})"
