@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+import time
 
 import pytest
 
@@ -67,4 +69,48 @@ def test_what_is_not_taken_is_dropped(tmp_path, monkeypatch):
     monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 2**20)
     with read_ahead.reading_ahead(path, 2**30):
         assert len(read_ahead._ahead) == 1
+    assert read_ahead._ahead == {}
+
+
+def test_a_file_rewritten_in_place_with_its_mtime_set_back_is_read_again(tmp_path, monkeypatch):
+    """Same device, inode, size and mtime (`cp -p` or `rsync --inplace` over it): only the
+    status-change time tells the bytes read ahead are no longer the file's."""
+    path = tmp_path / "big.json"
+    path.write_bytes(b"a" * (2**20 + 1))
+    before = os.stat(path)
+    monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 2**20)
+    with read_ahead.reading_ahead(path, 2**30):
+        next(iter(read_ahead._ahead.values())).thread.join()  # read ahead before the change
+        with path.open("r+b") as fh:
+            fh.write(b"b" * (2**20 + 1))
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        with open_input(path) as source:
+            data, sha = source.read_hashed()
+    assert os.stat(path).st_mtime_ns == before.st_mtime_ns
+    assert data == b"b" * (2**20 + 1)
+    assert sha == hashlib.sha256(data).hexdigest()
+
+
+def test_an_interrupt_stops_the_read_ahead_at_its_next_chunk(tmp_path, monkeypatch):
+    """A Ctrl-C while the first file is read ahead ends the command without reading the rest of
+    the file (a 16 GiB input would otherwise be read and hashed whole first)."""
+    path = tmp_path / "big.json"
+    path.write_bytes(b"x" * 2**20)
+    monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 2**20)
+    monkeypatch.setattr(read_ahead, "_CHUNK_BYTES", 2**10)  # 1,024 chunks
+    offsets: list[int] = []
+    first = threading.Event()
+    pread = os.pread
+
+    def slow(fd: int, n: int, offset: int) -> bytes:
+        offsets.append(offset)
+        first.set()
+        time.sleep(0.005)  # the whole file: ~5 s
+        return pread(fd, n, offset)
+
+    monkeypatch.setattr(read_ahead.os, "pread", slow)
+    with pytest.raises(KeyboardInterrupt), read_ahead.reading_ahead(path, 2**30):
+        assert first.wait(10)
+        raise KeyboardInterrupt
+    assert len(offsets) < 100  # stopped within a chunk or two of the interrupt
     assert read_ahead._ahead == {}

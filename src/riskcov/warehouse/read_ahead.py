@@ -5,8 +5,11 @@ meanwhile), the result then taken by the read of the same file (docs/performance
 Reading and hashing release the GIL, so the read ahead costs the work beside it little. It is
 an optimisation only: the read of the file still opens, checks and reads it as always, and
 takes the bytes read ahead only when they are that file's as it is now (the same device,
-inode, size and modification time, unchanged while they were read); anything that goes
-wrong ahead is left to that read, which reports it as before.
+inode, size, modification and status-change times, unchanged while they were read: a file
+rewritten in place with its modification time set back, as `cp -p` or `rsync --inplace` do,
+has a new status-change time); anything that goes wrong ahead is left to that read, which
+reports it as before. What the command does not take (an interrupt, a failure before the
+read) stops the read ahead at its next chunk: the command ends without reading the rest.
 """
 
 from __future__ import annotations
@@ -22,19 +25,21 @@ from pathlib import Path
 _CHUNK_BYTES = 16 * 2**20  # an input read (and hashed) at a time
 # files read ahead: from this size, a read takes long enough to be worth a thread
 AHEAD_BYTES = 32 * 2**20
-_Key = tuple[int, int, int, int]
+_Key = tuple[int, int, int, int, int]
 
 
-def read_hashed(fd: int) -> tuple[bytes, str]:
+def read_hashed(fd: int, stop: threading.Event | None = None) -> tuple[bytes, str]:
     """The whole file of descriptor `fd` from its start and its sha256: each chunk is hashed on
     a thread while the next is read (both release the GIL), so a large file's hash costs little
-    beyond its reading."""
+    beyond its reading. `stop`, once set, ends the read at the next chunk (Stopped)."""
     from concurrent.futures import Future, ThreadPoolExecutor  # here, not in every command's start
 
     digest, chunks, offset = hashlib.sha256(), list[bytes](), 0
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="riskcov-sha256") as pool:
         hashed: Future[None] | None = None
         while chunk := os.pread(fd, _CHUNK_BYTES, offset):
+            if stop is not None and stop.is_set():
+                raise Stopped
             if hashed is not None:
                 hashed.result()
             hashed = pool.submit(digest.update, chunk)
@@ -45,8 +50,12 @@ def read_hashed(fd: int) -> tuple[bytes, str]:
     return b"".join(chunks), digest.hexdigest()
 
 
+class Stopped(Exception):
+    """read_hashed was stopped before the end of the file."""
+
+
 def _key(info: os.stat_result) -> _Key:
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 class _Ahead:
@@ -55,12 +64,13 @@ class _Ahead:
     def __init__(self, fd: int, key: _Key) -> None:
         self.key = key
         self.result: tuple[bytes, str] | None = None
+        self.stop = threading.Event()  # set when nothing will take the result
         self.thread = threading.Thread(target=self._run, args=(fd,), name="riskcov-read-ahead", daemon=True)
         self.thread.start()
 
     def _run(self, fd: int) -> None:
         try:
-            data, sha = read_hashed(fd)
+            data, sha = read_hashed(fd, self.stop)
             if _key(os.fstat(fd)) == self.key and len(data) == self.key[2]:  # unchanged meanwhile
                 self.result = (data, sha)
         except Exception:  # the read of the file itself reports it
@@ -86,6 +96,7 @@ def reading_ahead(path: Path | None, most_bytes: int) -> Iterator[None]:
         if ahead is not None:
             with _lock:
                 _ahead.pop(ahead.key, None)
+            ahead.stop.set()  # not taken (or taken already): the rest of the file is not read
             ahead.thread.join()
             ahead.result = None
 
