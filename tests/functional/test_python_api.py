@@ -306,3 +306,14 @@ def test_costs_and_spark_settings_are_checked_as_flags() -> None:
     cols = _columns()
     phi = riskcov.evaluate(data, resamples=0, costs=2).value("effective_reliability_2.00")
     assert phi == pytest.approx(_best_phi(cols["confidence"], cols["correct"], 2.0), abs=1e-15)
+
+
+def test_every_keyword_evaluate_takes_is_documented():
+    """riskcov.evaluate's docstring and docs/python.md name every metric option and selector
+    it accepts (riskcov.api.options)."""
+    from riskcov.api import options
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text()
+    for key in (*options._METRIC_OPTIONS, *options._SELECTORS):
+        assert key in (riskcov.evaluate.__doc__ or ""), key
+        assert f"`{key}`" in docs, key

@@ -41,8 +41,9 @@ def evaluate(
 
     `warehouse`: a DuckDB file (or a `Warehouse`) to keep the run and the evaluation in;
     by default an in-memory one. `metric_options`: coverage_grid, area_coverage, alpha_grid,
-    estimator, curve_points, intersection_only, calibration, and the experiment selectors
-    mode, method, experiment_seed, split, domain.
+    estimator, curve_points, intersection_only, calibration, costs, group, engine,
+    spark_master, spark_conf, and the experiment selectors mode, method, experiment_seed,
+    split, domain.
 
     >>> import riskcov
     >>> ev = riskcov.evaluate({"confidence": [0.9, 0.8, 0.3, 0.2], "correct": [1, 1, 0, 1]},
