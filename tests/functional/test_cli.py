@@ -232,12 +232,14 @@ def test_runs_speaks_of_samples_for_per_sample_runs(shared_dir, warehouse_path, 
     assert [e["kind"] for r in listing for e in r["experiments"]] == ["per-sample", "per-sample", "PHQ-8"]
 
 
-def _closed_stdout(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def _closed_stdout(
+    args: list[str], tmp_path: Path, *, publish: bool = False
+) -> subprocess.CompletedProcess[str]:
     """The command with a stdout whose reader has gone (`riskcov ... | head -0`)."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        env = {**os.environ, "RISKCOV_PUBLISH": "0"}
+        env = {**os.environ, "RISKCOV_PUBLISH": "1" if publish else "0"}
         cmd = [sys.executable, "-c", "from riskcov.cli import main; main()", *args]
         return subprocess.run(cmd, stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     finally:
@@ -276,3 +278,22 @@ def test_a_closed_stdout_after_an_evaluation_says_it_was_stored(tmp_path):
         "error: stdout was closed before the output was written (broken pipe); evaluation 1 stored "
         "before it; the rest was rolled back\n",
     )
+
+
+def test_a_closed_stdout_after_an_evaluation_still_publishes_it(tmp_path):
+    """`riskcov evaluate ... | head -1` stored the evaluation but left the BI snapshot without
+    it, and said nothing of the snapshot: a command that stored its work publishes it, as an
+    ingest that stored part of a batch does (ExitAfterWriting)."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "example_run.json"
+    warehouse = tmp_path / "w.duckdb"
+    args = ["evaluate", "--input", str(example), "--mode", "few_shot", "--bootstrap-resamples", "0", "--json"]
+    done = _closed_stdout([*args, "--warehouse", str(warehouse)], tmp_path, publish=True)
+    assert done.returncode == 141
+    assert done.stderr.startswith(f"published {tmp_path / 'riskcov-bi.duckdb'}: ")
+    assert done.stderr.endswith(
+        "error: stdout was closed before the output was written (broken pipe); evaluation 1 stored "
+        "before it; the rest was rolled back\n"
+    )
+    snapshot = duckdb.connect(str(tmp_path / "riskcov-bi.duckdb"), read_only=True)
+    assert snapshot.execute("SELECT evaluation_id FROM evaluations").fetchall() == [(1,)]
+    snapshot.close()

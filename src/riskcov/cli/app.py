@@ -233,7 +233,8 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
     the snapshot of its `warehouse` argument, unless --no-publish or RISKCOV_PUBLISH=0. A
     command that changed nothing returns NOT_WRITTEN (e.g. a --list, an unchanged ingest); an
     error, or an exit code of the command's own, publishes nothing, except ExitAfterWriting
-    (ingest stores the good files of a bad batch)."""
+    (ingest stores the good files of a bad batch) and a stdout closed after the command stored
+    its work (guarded's exit PIPE_CLOSED then says what was stored)."""
     from riskcov.warehouse.publish import auto_publish_enabled
 
     @functools.wraps(fn)
@@ -242,6 +243,10 @@ def publishes(fn: Callable[..., Any]) -> Callable[..., None]:
             outcome = fn(*args, **kwargs)
         except ExitAfterWriting:
             if auto_publish_enabled(no_publish):
+                _publish_after(kwargs.get("warehouse"))
+            raise
+        except BrokenPipeError:  # stdout's reader went away (`riskcov evaluate ... | head -1`)
+            if STORED and auto_publish_enabled(no_publish):  # after the work was stored: its snapshot
                 _publish_after(kwargs.get("warehouse"))
             raise
         if outcome is not NOT_WRITTEN and auto_publish_enabled(no_publish):
