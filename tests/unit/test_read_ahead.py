@@ -99,18 +99,21 @@ def test_an_interrupt_stops_the_read_ahead_at_its_next_chunk(tmp_path, monkeypat
     monkeypatch.setattr(read_ahead, "AHEAD_BYTES", 2**20)
     monkeypatch.setattr(read_ahead, "_CHUNK_BYTES", 2**10)  # 1,024 chunks
     offsets: list[int] = []
-    first = threading.Event()
+    first, interrupted = threading.Event(), threading.Event()
     pread = os.pread
 
     def slow(fd: int, n: int, offset: int) -> bytes:
         offsets.append(offset)
         first.set()
+        if offset:  # the second chunk waits for the interrupt, however loaded the machine
+            interrupted.wait(10)
         time.sleep(0.005)  # the whole file: ~5 s
         return pread(fd, n, offset)
 
     monkeypatch.setattr(read_ahead.os, "pread", slow)
     with pytest.raises(KeyboardInterrupt), read_ahead.reading_ahead(path, 2**30):
         assert first.wait(10)
+        interrupted.set()
         raise KeyboardInterrupt
     assert len(offsets) < 100  # stopped within a chunk or two of the interrupt
     assert read_ahead._ahead == {}
