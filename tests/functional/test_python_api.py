@@ -303,6 +303,9 @@ def test_costs_and_spark_settings_are_checked_as_flags() -> None:
         riskcov.evaluate(data, resamples=0, costs="x")
     with pytest.raises(UsageError, match=r"^--spark-conf applies to --engine spark$"):
         riskcov.evaluate(data, resamples=0, spark_conf={"spark.driver.memory": "2g"})
+    # a list for the one column: said so, not "['site']: not a column ...; choose one of ..., site"
+    with pytest.raises(UsageError, match=r"^group=\['site'\]: give one column name$"):
+        riskcov.evaluate({**data, "site": [1] * len(data["confidence"])}, resamples=0, group=["site"])
     cols = _columns()
     phi = riskcov.evaluate(data, resamples=0, costs=2).value("effective_reliability_2.00")
     assert phi == pytest.approx(_best_phi(cols["confidence"], cols["correct"], 2.0), abs=1e-15)

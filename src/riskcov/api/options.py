@@ -48,6 +48,8 @@ def _metric_option(key: str, value: Any) -> Any:
             return [float(v) for v in values]
         except (TypeError, ValueError):
             raise UsageError(f"{key}={value!r}: give a number or a list of numbers") from None
+    if key == "group" and value is not None and not isinstance(value, str):  # one column, not a list
+        raise UsageError(f"group={value!r}: give one column name")
     if key == "spark_conf":
         from riskcov.evaluation.options import spark_settings
 
