@@ -99,7 +99,7 @@ def _faults() -> int:
 
 
 def _instrument(chunk: int) -> None:
-    chunk_plan.plan_chunks = lambda con, b: (chunk, 1, 0)  # type: ignore[assignment]
+    chunk_plan.plan_chunks = lambda con, b, shape=None: (chunk, 1, 0)  # type: ignore[assignment]
     for module in (engine, balanced, cost_curves):
         work = module.compute
 

@@ -16,17 +16,10 @@
 -- points end at its k_total would stop the evaluation.) Arguments and order as
 -- rc_running_exact's.
 CREATE OR REPLACE MACRO rc_running_exact_packed(plateaus, totals, unit) AS TABLE
-WITH ordered AS (
-    SELECT p.series, p.replicate, p.plateau, p.threshold, CAST(p.k AS DOUBLE) AS k, p.l,
-           t.n_total, t.k_total, t.loss_scale, t.k_offset, t.l_offset
-    FROM query_table(plateaus) AS p JOIN query_table(totals) AS t USING (series, replicate)
-    WHERE t.exact
-    ORDER BY series, replicate, plateau
-),
-packed AS (
+WITH packed AS (
     SELECT series, replicate, plateau, threshold, k, l, n_total, k_total, loss_scale, k_offset, l_offset,
            sum(k * unit + l) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS kl_run
-    FROM ordered
+    FROM rc_ordered_increments(plateaus, totals)
 ),
 split AS (
     SELECT *, floor(kl_run * (1.0 / unit)) AS k_run FROM packed

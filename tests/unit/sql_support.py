@@ -19,6 +19,7 @@ RC_MACROS = (
     "rc_totals_of",
     "rc_totals",
     "rc_point_columns",
+    "rc_ordered_increments",
     "rc_running_exact",
     "rc_running_exact_packed",
     "rc_running",

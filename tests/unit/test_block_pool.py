@@ -21,6 +21,11 @@ def _cells(own: int, shared_plateaus: int, per_plateau: int = 3) -> duckdb.DuckD
     return con
 
 
+def _pool(own: int, shared_plateaus: int, chunk: int, workers: int) -> int:
+    """block_pool for chunks of `chunk` replicates on `workers` over _cells(own, shared_plateaus)."""
+    return chunk_plan.block_pool(chunk_plan.chunk_shape(_cells(own, shared_plateaus)), chunk, workers)
+
+
 def _setting(con: duckdb.DuckDBPyConnection) -> str:
     return con.execute("SELECT current_setting('block_allocator_memory')").fetchall()[0][0]
 
@@ -34,13 +39,13 @@ def test_block_pool_is_the_points_held_at_once_within_bounds(own, shared, chunk,
     points = max(1.0, own * 0.632 + shared)
     wanted = min(chunk_plan.MAX_POOL_BYTES, int(workers * chunk * points * chunk_plan.POOL_BYTES_PER_POINT))
     expected = wanted if wanted >= chunk_plan.MIN_POOL_BYTES else 0
-    assert chunk_plan.block_pool(_cells(own, shared), chunk, workers) == expected
+    assert _pool(own, shared, chunk, workers) == expected
 
 
 def test_block_pool_cases_cover_the_bounds():
-    assert chunk_plan.block_pool(_cells(10, 2), 100, 2) == 0  # `default`-like: no pool
-    assert chunk_plan.block_pool(_cells(5000, 4000), 2000, 2) == chunk_plan.MAX_POOL_BYTES
-    assert 0 < chunk_plan.block_pool(_cells(1000, 500), 1000, 2) < chunk_plan.MAX_POOL_BYTES
+    assert _pool(10, 2, 100, 2) == 0  # `default`-like: no pool
+    assert _pool(5000, 4000, 2000, 2) == chunk_plan.MAX_POOL_BYTES
+    assert 0 < _pool(1000, 500, 1000, 2) < chunk_plan.MAX_POOL_BYTES
 
 
 def test_keep_blocks_raises_the_pool_and_never_lowers_it():

@@ -1,8 +1,8 @@
-"""cli.app.interrupted_query: which failures are a Ctrl-C (exit 130), not a riskcov bug."""
+"""cli.failures.interrupted_query: which failures are a Ctrl-C (exit 130), not a riskcov bug."""
 
 from __future__ import annotations
 
-from riskcov.cli.app import interrupted_query
+from riskcov.cli.failures import interrupted_query
 
 
 def _raised_while(handling: BaseException, then: Exception) -> Exception:

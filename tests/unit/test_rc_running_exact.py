@@ -7,6 +7,7 @@ rc_running_exact's rows bit for bit."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from fractions import Fraction
@@ -174,3 +175,63 @@ def test_one_packed_running_sum_gives_the_two_sums_bit_for_bit(
         "SELECT * FROM rc_running_exact_packed('increments', 'eval_totals', ?)", [unit]
     ).fetchall()
     assert repr(one) == repr(two)
+
+
+def _plan_below_windows(con: duckdb.DuckDBPyConnection, query: str) -> tuple[list[str], int]:
+    """The first operator below each streaming window other than a projection, and the number
+    of sorts (ORDER_BY operators) in the whole plan of `query`."""
+    below, sorts = [], 0
+    stack = json.loads(con.execute(f"EXPLAIN (FORMAT json) {query}").fetchall()[0][1])
+    while stack:
+        node = stack.pop()
+        sorts += node["name"] == "ORDER_BY"
+        if node["name"] == "STREAMING_WINDOW":
+            child = node["children"][0]
+            while child["name"] == "PROJECTION":
+                child = child["children"][0]
+            below.append(child["name"])
+        stack += node["children"]
+    return below, sorts
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_exact_paths_sum_in_the_ordered_increments_order(
+    con: duckdb.DuckDBPyConnection, threads: int
+) -> None:
+    """The running sums of rc_running_exact and rc_running_exact_packed have no ORDER BY: they
+    take rc_ordered_increments' rows in its (series, replicate, plateau) order. Increments
+    stored in reverse order still give every block's points in plateau order with the oracle's
+    running sums (unsorted, the scan's order would run the sums backwards), and the plan has
+    one sort, right below each streaming window."""
+    rows = [
+        (s, 0, p, i, [0.1, 0.5, 0.9, 0.25][(p + i + s) % 4], float((p * i) % 4), 1.0)
+        for s in (0, 1)
+        for p in range(6)
+        for i in range(5)
+    ]
+    samples = [(rep, p, 1 + (p + rep) % 3) for rep in range(4) for p in range(6)]
+    load_scored(con, rows, samples)
+    con.execute("CREATE OR REPLACE TABLE eval_totals AS FROM rc_totals('scored', 'samples')")
+    con.execute("CREATE OR REPLACE TABLE eval_cells AS FROM rc_cells('scored')")
+    con.execute(
+        "CREATE OR REPLACE TABLE increments AS FROM rc_plateaus('scored', 'eval_cells', 'samples') "
+        "ORDER BY series DESC, replicate DESC, plateau DESC"
+    )
+    expected = {key: [k for k, _ in points] for key, points in _oracle(rows, samples).items()}
+    unit = engine.packing_unit(*con.execute(engine.PACKING_SQL).fetchone())
+    assert unit is not None
+    con.execute(f"SET threads = {threads}")
+    try:
+        for query in (
+            "SELECT * FROM rc_running_exact('increments', 'eval_totals')",
+            f"SELECT * FROM rc_running_exact_packed('increments', 'eval_totals', {unit})",
+        ):
+            got = con.execute(f"SELECT series, replicate, plateau, k_cum FROM ({query})").fetchall()
+            assert [r[:3] for r in got] == sorted(r[:3] for r in got), query
+            blocks: dict[tuple[int, int], list[float]] = {}
+            for s, rep, _, k_cum in got:
+                blocks.setdefault((s, rep), []).append(k_cum)
+            assert blocks == expected, query
+            assert _plan_below_windows(con, query) == (["ORDER_BY"], 1), query
+    finally:
+        con.execute("RESET threads")

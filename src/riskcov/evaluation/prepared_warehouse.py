@@ -87,11 +87,15 @@ def _current(con: duckdb.DuckDBPyConnection) -> bool:
     return _stored_digest(con) == _sql_digest(con)
 
 
-def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> None:
+def install_sql_objects(
+    con: duckdb.DuckDBPyConnection, *, own: bool = True, meta: dict[str, str] | None = None
+) -> None:
     """(Re)create the macros and views of `sql/` (and the generated CSF view) when changed;
-    `own=False` inside the caller's transaction (after `csf add` / `csf remove`)."""
+    `own=False` inside the caller's transaction (after `csf add` / `csf remove`); `meta`:
+    warehouse_meta's entries as they are now, if the caller read them."""
     digest = _sql_digest(con)
-    if _stored_digest(con) == digest:
+    stored = _stored_digest(con) if meta is None else meta.get("sql_objects_sha256")
+    if stored == digest:
         return
     objects = _dependency_order(_sql_objects(con))
     check_registry(con)
@@ -109,17 +113,22 @@ def install_sql_objects(con: duckdb.DuckDBPyConnection, *, own: bool = True) -> 
 
 def prepare(con: duckdb.DuckDBPyConnection) -> None:
     """Migrate, record versions, install SQL objects."""
-    migrate(con)
+    # warehouse_meta read once for the three: no other process writes the file while this
+    # connection holds it (DuckDB's lock), and here only a migration could change it before the
+    # versions are recorded, so it is read again after one (or on a new file, where it was not
+    # there yet); the versions recorded below are not the keys install_sql_objects reads
+    recorded = connection.meta(con)
+    if migrate(con, meta=recorded) or recorded is None:
+        recorded = connection.meta(con) or {}
     current = {
         "duckdb_library_version": duckdb.__version__,
         "storage_version": connection.storage_version(con),
         "riskcov_version": __version__,
     }
-    recorded = dict(con.execute("SELECT key, value FROM warehouse_meta").fetchall())
     for key, value in current.items():
         if recorded.get(key) != value:
             connection.set_meta(con, key, value)
-    install_sql_objects(con)
+    install_sql_objects(con, meta=recorded)
 
 
 @contextmanager

@@ -203,13 +203,15 @@ def _compute_all(
 ) -> engine.Results:
     """Metrics for replicate 0..B, replicate chunks sized to bound memory, on several
     connections at once when they are worth it (metrics/chunks.py)."""
-    chunk, workers, lead = chunk_plan.plan_chunks(con, b)
+    # read once for the plan and the pool: nothing before the chunks changes eval_cells or threads
+    shape = chunk_plan.chunk_shape(con)
+    chunk, workers, lead = chunk_plan.plan_chunks(con, b, shape)
     chunk, workers = opts.chunk_replicates or chunk, opts.workers or workers
     stream = stream_plan.plan(con, participants)  # None: the chunked path's sort per chunk
     # few clusters: cumulative cells, or None (docs/performance.md, the shape rule)
     cumulative = cells.plan(con, participants, allowed=stream is None)
     if opts.block_pool:  # blocks reused, chunk to chunk
-        chunks.keep_blocks(con, chunk_plan.block_pool(con, chunk, workers))
+        chunks.keep_blocks(con, chunk_plan.block_pool(shape, chunk, workers))
     total = engine.Results(b + 1)
     lock = threading.Lock()  # chunks finish on several threads
     done = 0
@@ -273,7 +275,6 @@ def evaluate_and_store(
     restore = opts.restore_connection
     with insertion_order_kept(con) if restore else nullcontext(), transaction(con) as tx:
         temps_before = temps(con) if restore else set()
-        runs_before = one(con.execute("SELECT count(*) FROM runs"))
         # a new file input is ingested, uncommitted (not one Spark reads where it lies)
         inputs = None if _read_by_spark(opts) else resolve(con, opts.inputs, opts.criteria)
         # Inside an open transaction DuckDB keeps every replaced TEMP table until COMMIT, so each
@@ -281,7 +282,7 @@ def evaluate_and_store(
         # run). With every input committed, the replicates run on a connection of their
         # own, outside it; only the stored rows are written here. An input ingested just now is
         # seen by this transaction alone, so then the replicates run in it.
-        fresh = one(con.execute("SELECT count(*) FROM runs")) != runs_before
+        fresh = any(i.ingested for i in inputs or ())
         worker = con if fresh else quiet(con.cursor())
         try:
             result = run(worker, opts, progress, inputs=inputs)

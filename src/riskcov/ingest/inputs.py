@@ -3,7 +3,7 @@ participants (or sample clusters) metrics are computed on (docs/metrics.md, docs
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -35,6 +35,8 @@ class Input:
     fields: dict[str, str | int | None]  # mode, method, seed, split, domain
     included: frozenset[int]
     failed: frozenset[int]
+    # the run was ingested by this resolve (a new file, uncommitted in the caller's transaction)
+    ingested: bool = field(default=False, compare=False)
 
     @property
     def per_sample(self) -> bool:
@@ -63,13 +65,15 @@ class AnalysisSet:
     comparison: dict[str, int] = field(default_factory=dict)
 
 
-def _run_id(con: duckdb.DuckDBPyConnection, spec: str) -> str:
+def _run_id(con: duckdb.DuckDBPyConnection, spec: str) -> tuple[str, bool]:
+    """The run_id of the run `spec` names, and whether it was ingested just now."""
     path = Path(spec)
     if path.is_file():  # inside evaluate's transaction: a failed evaluation keeps nothing
-        return str(ingest_file(con, path, own_transaction=False).run_id)
+        done = ingest_file(con, path, own_transaction=False)
+        return str(done.run_id), done.status != "unchanged"
     row = one(con.execute("SELECT run_id FROM runs WHERE run_id = ?", [spec]))
     if row:
-        return str(row[0])
+        return str(row[0]), False
     raise InputError(f"--input {spec}: no such file, and no run with that run_id in the warehouse")
 
 
@@ -92,9 +96,10 @@ def resolve(con: duckdb.DuckDBPyConnection, specs: list[str], criteria: dict[str
             )
     run_ids = [_run_id(con, spec) for spec in specs]
     out = []
-    for k, (spec, run_id) in enumerate(zip(specs, run_ids, strict=True)):
+    for k, (spec, (run_id, ingested)) in enumerate(zip(specs, run_ids, strict=True)):
         wanted = {flag: (vals[0] if len(vals) == 1 else vals[k]) for flag, vals in criteria.items() if vals}
-        out.append(_experiment(con, spec, run_id, wanted, frozenset(criteria)))
+        found = _experiment(con, spec, run_id, wanted, frozenset(criteria))
+        out.append(replace(found, ingested=ingested) if ingested else found)
     return out
 
 

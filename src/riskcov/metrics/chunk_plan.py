@@ -32,13 +32,16 @@ MIN_POOL_BYTES = 64 * 2**20
 MAX_POOL_BYTES = 2**30
 
 
-def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, int, int]:
+def plan_chunks(
+    con: duckdb.DuckDBPyConnection, n_resamples: int, shape: tuple[float, float, int] | None = None
+) -> tuple[int, int, int]:
     """(replicates per chunk, connections to run chunks on, the first chunk's lead for
     chunk_sizes): chunks within POINTS_PER_CHUNK and JOIN_ROWS_PER_CHUNK in all, shared by one
     connection per DuckDB thread (metrics/chunks.py) once the replicates are worth it
-    (_shape says how the joins and points per replicate are estimated).
+    (chunk_shape, or `shape` if the caller read it, says how the joins and points per
+    replicate are estimated).
     """
-    joined, points, threads = _shape(con)
+    joined, points, threads = shape if shape is not None else chunk_shape(con)
     workers = min(threads, MAX_WORKERS) if n_resamples * joined >= PARALLEL_MIN_ROWS else 1
     chunk = max(1, int(min(POINTS_PER_CHUNK / points, JOIN_ROWS_PER_CHUNK / joined) / workers))
     if workers > 1:
@@ -51,18 +54,18 @@ def plan_chunks(con: duckdb.DuckDBPyConnection, n_resamples: int) -> tuple[int, 
     return min(max(n_resamples, 1), chunk), workers, lead  # chunk >= 1: its bound is at least 1
 
 
-def block_pool(con: duckdb.DuckDBPyConnection, chunk: int, workers: int) -> int:
+def block_pool(shape: tuple[float, float, int], chunk: int, workers: int) -> int:
     """Bytes of DuckDB's block allocator worth keeping for chunks of `chunk` replicates on
     `workers` connections (metrics.chunks.keep_blocks): the working points they hold at once,
     POOL_BYTES_PER_POINT each, within MAX_POOL_BYTES; 0 below MIN_POOL_BYTES (a few points per
-    replicate, as `default` gives, where the chunks' tables are small).
+    replicate, as `default` gives, where the chunks' tables are small); `shape`: chunk_shape's.
     """
-    points = _shape(con)[1]
+    points = shape[1]
     wanted = min(MAX_POOL_BYTES, int(workers * chunk * points * POOL_BYTES_PER_POINT))
     return wanted if wanted >= MIN_POOL_BYTES else 0
 
 
-def _shape(con: duckdb.DuckDBPyConnection) -> tuple[float, float, int]:
+def chunk_shape(con: duckdb.DuckDBPyConnection) -> tuple[float, float, int]:
     """(cells a replicate joins, its working points, DuckDB's threads), estimated from eval_cells.
 
     A replicate draws about 1 - 1/e of the participants, so it joins that share of the

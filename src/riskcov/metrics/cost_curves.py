@@ -131,22 +131,30 @@ def _packing(con: duckdb.DuckDBPyConnection, costs: list[float]) -> tuple[float,
     exact in `unit` (_gain_unit), k_cum below k_base and (largest |gain| / unit + 1) * k_base
     <= 2**53, which the macro's header asks of them.
 
+    The bounds come from the blocks' totals, not from a scan of the points: every block
+    `exact` (rc_totals_of: integer-valued losses, so every l_cum is an integer), and with every
+    loss >= 0 (eval_losses) a block's points have 0 <= l_cum <= l_total and k_cum <= k_total.
+    Those are the largest k_cum and l_cum themselves (a block's last point is its totals), so
+    the unit and k_base are the ones the points would give; a chunk that fails a condition
+    keeps the struct max, the same rows.
+
     >>> import duckdb
     >>> con = duckdb.connect()
-    >>> _ = con.execute("CREATE TABLE eval_points_phi AS SELECT 5 AS k_cum, 2.0 AS l_cum")
-    >>> _ = con.execute("CREATE TABLE eval_totals_phi AS SELECT 3.0 AS loss_scale")
+    >>> _ = con.execute("CREATE TABLE eval_totals_phi AS SELECT 5 AS k_total, 2.0 AS l_total, "
+    ...                 "true AS exact, 3.0 AS loss_scale")
+    >>> _ = con.execute("CREATE TABLE eval_losses AS SELECT 1.0 AS loss")
     >>> _packing(con, [0.0, 0.5]), _packing(con, [0.3])
     ((0.5, 8.0), None)
     """
     row = one(
         con.execute(
-            "SELECT max(k_cum), max(abs(l_cum)), bool_and(l_cum = floor(l_cum)), "
-            "(SELECT list(DISTINCT CAST(loss_scale AS DOUBLE)) FROM eval_totals_phi) FROM eval_points_phi"
+            "SELECT max(k_total), max(l_total), bool_and(exact), list(DISTINCT CAST(loss_scale AS DOUBLE)), "
+            "(SELECT coalesce(min(loss) >= 0, true) FROM eval_losses) FROM eval_totals_phi"
         )
     )
-    if row is None or row[0] is None or not row[2]:
+    if row is None or row[0] is None or not row[2] or not row[4]:
         return None
-    k_max, l_max, _, scales = row
+    k_max, l_max, _, scales, _ = row
     if not scales or any(s is None for s in scales):  # NULL gains: the struct max ranks them
         return None
     found = _gain_unit(costs, scales, int(k_max), float(l_max))

@@ -108,6 +108,15 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise RiskcovError(f"cannot open warehouse {path}: {text.splitlines()[0]}") from exc
 
 
+def meta(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
+    """`warehouse_meta`'s entries; None where the file holds no such table (a new file before
+    its migrations, or whatever another application's file holds under that name)."""
+    try:
+        return dict(con.execute("SELECT key, value FROM warehouse_meta").fetchall())
+    except (duckdb.CatalogException, duckdb.BinderException):
+        return None
+
+
 def set_meta(con: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
     """Record one `warehouse_meta` entry (versions, the SQL objects' digest)."""
     con.execute(

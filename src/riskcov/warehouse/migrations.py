@@ -111,18 +111,21 @@ def _path(con: duckdb.DuckDBPyConnection) -> str:
     return str(row[0]) if row else ""
 
 
-def refuse_foreign(con: duckdb.DuckDBPyConnection) -> None:
+def refuse_foreign(con: duckdb.DuckDBPyConnection, meta: dict[str, str] | None = None) -> None:
     """Refuse a database that holds tables or views but no migration ledger: another
     application's DuckDB file, which migrating would fill with riskcov's schema. An empty
     database (a new file) becomes a warehouse. Refuse a BI snapshot too: what is written there
-    is lost at the next publish."""
+    is lost at the next publish. `meta`: warehouse_meta's entries if the caller read them."""
     try:
         con.execute("SELECT 1 FROM main.schema_migrations LIMIT 0")
     except duckdb.CatalogException:
         pass
     else:
         try:
-            source = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'published_from'"))
+            if meta is not None:
+                source = (meta["published_from"],) if "published_from" in meta else None
+            else:
+                source = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'published_from'"))
         except duckdb.CatalogException:
             return
         if source:
@@ -146,10 +149,16 @@ def refuse_foreign(con: duckdb.DuckDBPyConnection) -> None:
         )
 
 
-def migrate(con: duckdb.DuckDBPyConnection, known: list[Migration] | None = None) -> list[Migration]:
-    """Apply pending migrations in order; return those applied."""
+def migrate(
+    con: duckdb.DuckDBPyConnection,
+    known: list[Migration] | None = None,
+    *,
+    meta: dict[str, str] | None = None,
+) -> list[Migration]:
+    """Apply pending migrations in order; return those applied. `meta`: warehouse_meta's
+    entries if the caller read them (refuse_foreign)."""
     known = load_migrations() if known is None else sorted(known, key=lambda m: m.version)
-    refuse_foreign(con)
+    refuse_foreign(con, meta)
     con.execute(LEDGER_DDL)
     pending = [s.migration for s in status(con, known, ledger=True) if s.applied_at is None]
     for mig in pending:

@@ -122,20 +122,44 @@ def _masked(values: Any) -> list[Any]:
     return list(values.tolist())
 
 
+def _full_totals(points: Rows, totals: Rows) -> Rows:
+    """rows_of's totals with the columns cost_curves' packing reads besides: l_total (the
+    block's last l_cum) and exact (every l_cum of the block an integer)."""
+    out = []
+    for t in totals:
+        mine = sorted((p for p in points if p[:2] == t[:2]), key=lambda p: p[2])
+        out.append((*t, mine[-1][5] if mine else 0.0, all(p[5] == int(p[5]) for p in mine)))
+    return out
+
+
+def _totals_and_losses(cur: Any, points: Rows, totals: Rows, name: str) -> None:
+    """TEMP TABLE `name` of _full_totals, and eval_losses: every point's raw loss increment (the
+    step losses, all >= 0 here)."""
+    cur.execute(
+        f"CREATE TEMP TABLE {name} (series INTEGER, replicate INTEGER, n_total BIGINT, k_total BIGINT, "
+        "loss_scale DOUBLE, l_total DOUBLE, exact BOOLEAN)"
+    )
+    cur.executemany(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?, ?)", _full_totals(points, totals))
+    blocks: dict[tuple[Any, ...], list[float]] = {}
+    for p in sorted(points, key=lambda p: p[:3]):
+        blocks.setdefault(p[:2], []).append(p[5])
+    losses = [(b - a,) for cums in blocks.values() for a, b in zip([0.0, *cums], cums, strict=False)]
+    cur.execute("CREATE OR REPLACE TEMP TABLE eval_losses (loss DOUBLE)")
+    if losses:
+        cur.executemany("INSERT INTO eval_losses VALUES (?)", losses)
+
+
 def _chunk(con: Any, points: Rows, totals: Rows) -> Any:
-    """A cursor holding a chunk's eval_points and eval_totals (the columns cost_curves reads)."""
+    """A cursor holding a chunk's eval_points, eval_totals and eval_losses (the columns
+    cost_curves reads)."""
     cur = con.cursor()
     cur.execute(
         "CREATE TEMP TABLE eval_points (series INTEGER, replicate INTEGER, plateau BIGINT, threshold DOUBLE, "
         "k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
     )
-    cur.execute(
-        "CREATE TEMP TABLE eval_totals (series INTEGER, replicate INTEGER, n_total BIGINT, k_total BIGINT, "
-        "loss_scale DOUBLE)"
-    )
     if points:
         cur.executemany("INSERT INTO eval_points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
-    cur.executemany("INSERT INTO eval_totals VALUES (?, ?, ?, ?, ?)", totals)
+    _totals_and_losses(cur, points, totals, "eval_totals")
     return cur
 
 
@@ -159,11 +183,6 @@ def test_the_hull_vertices_of_a_binary_series_give_the_best_point_of_all_points(
     cur.execute(
         "UPDATE eval_points AS p SET generalized_risk = p.l_cum / t.loss_scale / p.n_total "
         "FROM eval_totals AS t WHERE t.series = p.series AND t.replicate = p.replicate"
-    )
-    cur.execute("ALTER TABLE eval_totals ADD COLUMN l_total DOUBLE")
-    cur.execute(
-        "UPDATE eval_totals AS t SET l_total = coalesce((SELECT max(l_cum) FROM eval_points AS p "
-        "WHERE p.series = t.series AND p.replicate = t.replicate), 0.0)"
     )
     interpolated.compute(cur, [0, 1], "plateau-trapezoid")
     kept = cur.execute("SELECT count(*) FROM eval_vertices").fetchone()
@@ -192,7 +211,8 @@ def test_the_packed_key_gives_the_best_point_of_all_points(con, data, inexact):
     out = cost_curves.best_points(cur, costs)
     cur.close()
     got = _rows(out)
-    assert (packing is None) == (inexact or not points)  # the packed key is what ran
+    # the packed key is what ran (without points, whatever unit: it ranks nothing)
+    assert (packing is None) == (inexact and bool(points))
     assert got == brute_force(points, totals, costs)
 
 
@@ -255,12 +275,8 @@ def test_the_candidates_across_the_chord_tests_bound(con, data, shuffled):
             "CREATE TEMP TABLE eval_points_phi (series INTEGER, replicate INTEGER, plateau BIGINT, "
             "threshold DOUBLE, k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
         )
-        cur.execute(
-            "CREATE TEMP TABLE eval_totals_phi (series INTEGER, replicate INTEGER, n_total BIGINT, "
-            "k_total BIGINT, loss_scale DOUBLE)"
-        )
         cur.executemany("INSERT INTO eval_points_phi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
-        cur.executemany("INSERT INTO eval_totals_phi VALUES (?, ?, ?, ?, ?)", totals)
+        _totals_and_losses(cur, points, totals, "eval_totals_phi")
         packing = cost_curves._packing(cur, INTEGER_COSTS)
         assert packing is not None  # the packed key, hence the chord test
         query = (
