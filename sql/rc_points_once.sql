@@ -19,9 +19,14 @@
 -- than give wrong points. The output is in (series, plateau) order.
 -- Grouping puts -0.0 and 0.0 in one plateau; its threshold is confidence + 0.0 (0.0), as in
 -- rc_cells.
-CREATE OR REPLACE MACRO rc_points_once(scored, samples, totals) AS TABLE
+-- `sources` (series, source) names, for each series of `totals`, the series of `scored` whose
+-- units it ranks: series that differ only by their loss's scale (the raw losses the same, as
+-- the warehouse's series of one experiment and CSF under `abs` and `abs_norm`) share one
+-- source, so their plateaus are summed once and streamed once per series. Each series' rows
+-- are those it would get with its own units in `scored`.
+CREATE OR REPLACE MACRO rc_points_once(scored, samples, totals, sources) AS TABLE
 WITH plateaus AS MATERIALIZED (
-    SELECT sc.series, sc.confidence,
+    SELECT sc.series AS source, sc.confidence,
            sum(CASE WHEN sc.loss IS NOT NULL THEN s.multiplicity END) AS k,
            sum(s.multiplicity * sc.loss) AS l,
            count(CASE WHEN sc.loss IS NOT NULL THEN s.participant_id END) > 0 AS drawn
@@ -29,24 +34,27 @@ WITH plateaus AS MATERIALIZED (
     LEFT JOIN query_table(samples) AS s USING (participant_id)
     GROUP BY sc.series, sc.confidence
 ),
-offsets AS (
-    SELECT series,
-           CAST(coalesce(sum(count(*)) OVER (ORDER BY series ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                 AND 1 PRECEDING), 0) AS BIGINT)
+counts AS (
+    SELECT source, count(*) AS n FROM plateaus GROUP BY source
+),
+blocks AS (
+    SELECT t.series, t.replicate, f.source, t.n_total, t.k_total, t.loss_scale, t.k_offset,
+           t.l_offset,
+           CAST(coalesce(sum(c.n) OVER (ORDER BY t.series ROWS BETWEEN UNBOUNDED PRECEDING
+                                                             AND 1 PRECEDING), 0) AS BIGINT)
                AS rank_offset
-    FROM plateaus
-    SEMI JOIN (SELECT series FROM query_table(totals) WHERE exact) USING (series)
-    GROUP BY series
+    FROM query_table(totals) AS t
+    JOIN query_table(sources) AS f USING (series)
+    JOIN counts AS c USING (source)
+    WHERE t.exact
 ),
 ordered AS (
-    SELECT p.series, t.replicate, p.confidence, coalesce(CAST(p.k AS DOUBLE), 0.0) AS k,
-           coalesce(p.l, 0.0) AS l, p.drawn, o.rank_offset,
-           t.n_total, t.k_total, t.loss_scale, t.k_offset, t.l_offset
+    SELECT b.series, b.replicate, p.confidence, coalesce(CAST(p.k AS DOUBLE), 0.0) AS k,
+           coalesce(p.l, 0.0) AS l, p.drawn, b.rank_offset,
+           b.n_total, b.k_total, b.loss_scale, b.k_offset, b.l_offset
     FROM plateaus AS p
-    JOIN offsets AS o USING (series)
-    JOIN query_table(totals) AS t USING (series)
-    WHERE t.exact
-    ORDER BY p.series, p.confidence DESC NULLS LAST
+    JOIN blocks AS b USING (source)
+    ORDER BY b.series, p.confidence DESC NULLS LAST
 ),
 running AS (
     SELECT series, replicate, confidence, k, l, drawn, n_total, k_total, loss_scale,

@@ -1,7 +1,9 @@
 """rc_points_once (the warehouse's point estimate, each series sorted once) against a plain-Python
 oracle and against rc_points, bit for bit and in the same row order: plateau ranks that count
 every distinct confidence (abstentions, undrawn participants and -0.0 beside 0.0 included),
-multiplicities of one replicate, one or two threads; blocks that are not exact get no rows."""
+multiplicities of one replicate, one or two threads; blocks that are not exact get no rows;
+series that share a source (the same units under another loss scale) get the rows of their own
+units."""
 
 from __future__ import annotations
 
@@ -64,10 +66,16 @@ def _load(con: duckdb.DuckDBPyConnection, rows: list[Any], samples: list[Any]) -
     con.execute("CREATE OR REPLACE TABLE totals AS FROM rc_totals('scored', 'samples')")
 
 
-def _rows(con: duckdb.DuckDBPyConnection, macro: str, threads: int) -> list[tuple[Any, ...]]:
+def _rows(
+    con: duckdb.DuckDBPyConnection, macro: str, threads: int, scored: str = "scored", sources: str = "own"
+) -> list[tuple[Any, ...]]:
+    """The macro's points in their order; rc_points_once takes `sources` (`own`: each series of
+    the totals its own source)."""
     con.execute(f"SET threads = {threads}")
     try:
-        con.execute(f"CREATE OR REPLACE TABLE points AS FROM {macro}('scored', 'samples', 'totals')")
+        con.execute("CREATE OR REPLACE TEMP VIEW own AS SELECT series, series AS source FROM totals")
+        extra = f", '{sources}'" if macro == "rc_points_once" else ""
+        con.execute(f"CREATE OR REPLACE TABLE points AS FROM {macro}('{scored}', 'samples', 'totals'{extra})")
         return con.execute("FROM points ORDER BY rowid").fetchall()
     finally:
         con.execute("RESET threads")
@@ -107,3 +115,26 @@ def test_a_replicate_that_draws_nobody_has_no_points(con: duckdb.DuckDBPyConnect
     _load(con, rows, [])
     assert _oracle(rows, {}) == []
     assert _rows(con, "rc_points_once", 1) == _rows(con, "rc_points", 1) == []
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(rows=scored_rows(), seed=st.randoms(use_true_random=False))
+def test_series_sharing_a_source_get_the_points_of_their_own_units_bit_for_bit(
+    con: duckdb.DuckDBPyConnection, rows: list[Any], seed: Any
+) -> None:
+    """Series 1 holds series 0's units under loss scale 3 (as the warehouse's `abs_norm` series
+    hold the `abs` ones'): given series 0's units only and 1's source 0, rc_points_once gives
+    series 1 the rows of its own units, bit for bit, in the same order."""
+    shared = [r for r in rows if r[0] != 1]
+    full = shared + [(1, *r[1:6], 3.0) for r in shared if r[0] == 0]
+    people = sorted({r[2] for r in full})
+    weight = {p: seed.randint(0, 3) for p in people if seed.random() < 0.8}
+    _load(con, full, [(0, p, m) for p, m in weight.items()])
+    expected = _rows(con, "rc_points", 1)
+    con.execute("CREATE OR REPLACE TABLE shared AS FROM scored WHERE series <> 1")
+    con.execute(
+        "CREATE OR REPLACE TABLE sources AS "
+        "SELECT series, CASE WHEN series = 1 THEN 0 ELSE series END AS source FROM totals"
+    )
+    assert _bits(_rows(con, "rc_points_once", 1, "shared", "sources")) == _bits(expected)
+    assert _bits(_rows(con, "rc_points_once", 2, "shared", "sources")) == _bits(expected)

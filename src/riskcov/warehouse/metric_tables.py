@@ -3,16 +3,16 @@
 
 Rows are computed by the macros of `sql/` only (the units under each CSF: the items' read
 from internal.v_csf_columns, every CSF in one join (riskcov.warehouse.csf_columns), the
-samples' from warehouse_sample_confidences; then warehouse_series → warehouse_scored →
-rc_totals_of → rc_points_once, each series sorted once, or rc_points when a
-block's losses are not integers, per round of a few CSFs, with rc_people once per
-population; then warehouse_metrics, i.e. rc_summary, once over every round's points, read
+samples' from warehouse_sample_confidences; then warehouse_series → warehouse_scored of each
+experiment and CSF once, whose losses' series share those units (warehouse_sources,
+warehouse_shared_scored) → rc_totals_of → rc_points_once, each series sorted once, or
+rc_points when a block's losses are not integers, per round of a few CSFs, with rc_people once
+per population; then warehouse_metrics, i.e. rc_summary, once over every round's points, read
 back from `rc_points`), exactly as `evaluate --bootstrap-resamples 0`, on the experiments being
 added, through TEMP tables (a view chain would recompute the scored units for every macro that
-reads them). The macros get integer
-series and population keys, numbered in the order of (experiment_id, csf, loss), so their rows
-come in the order struct keys gave. Everything runs inside the caller's transaction: an
-ingest's rows and their metrics land together or not at all.
+reads them). The macros get integer series and population keys, numbered in the order of
+(experiment_id, csf, loss), so their rows come in the order struct keys gave. Everything runs
+inside the caller's transaction: an ingest's rows and their metrics land together or not at all.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ _TEMP = (
     "mat_item_csfs",
     "mat_people",
     "mat_round_series",
+    "mat_sources",
     "mat_harmonic",
     "mat_totals",
     "mat_all_totals",
@@ -175,16 +176,22 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     # series keys go on from the last round's, so each round's rows follow the previous ones
     last = None if first else one(con.execute("SELECT max(series) FROM mat_series"))
     start = int(last[0]) + 1 if last and last[0] is not None else 1
+    # the series of one experiment and CSF (its losses) share their units (warehouse_sources):
+    # only the sources' are scored, the others read theirs (mat_shared, rc_points_once)
     steps = (
-        ("mat_round", f"FROM warehouse_series('mat_confidences', 'mat_experiments', {start})"),
-        ("mat_scored", "FROM warehouse_scored('mat_confidences', 'mat_round')"),
-        ("mat_round_series", "FROM rc_series('mat_scored')"),
+        f"TABLE mat_round AS FROM warehouse_series('mat_confidences', 'mat_experiments', {start})",
+        "TABLE mat_sources AS FROM warehouse_sources('mat_round')",
+        "TABLE mat_scored AS WITH keys AS (FROM mat_round WHERE series IN (SELECT source FROM mat_sources)) "
+        "FROM warehouse_scored('mat_confidences', 'keys')",
+        "VIEW mat_shared AS FROM warehouse_shared_scored('mat_scored', 'mat_round')",
+        # a series' population and scale: one unit of its source is enough, not a scan of them all
+        "TABLE mat_round_series AS WITH one AS (SELECT DISTINCT ON (series) * FROM mat_scored), "
+        "shared AS (FROM warehouse_shared_scored('one', 'mat_round')) FROM rc_series('shared')",
     )
-    for name, query in steps:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
-        if name == "mat_scored":
-            con.execute(f"DROP {kind} temp.mat_confidences")
-    _people(con, first=first)
+    for step in steps:
+        con.execute("CREATE OR REPLACE TEMP " + step)
+    con.execute(f"DROP {kind} temp.mat_confidences")
+    new = _people(con, first=first)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE mat_totals AS "
         "FROM rc_totals_of('mat_round_series', 'mat_people', 'mat_units')"
@@ -192,7 +199,11 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     kinds = one(con.execute("SELECT count(DISTINCT exact), bool_and(exact) FROM mat_totals"))
     # when every block is exact (integer losses) each series is sorted once (rc_points_once:
     # the same rows as rc_points, which sorts the cells twice)
-    macro = "rc_points_once" if kinds and kinds[1] else "rc_points"
+    points = (
+        "rc_points_once('mat_scored', 'mat_units', 'mat_totals', 'mat_sources')"
+        if kinds and kinds[1]
+        else "rc_points('mat_shared', 'mat_units', 'mat_totals')"
+    )
     # the round's series are numbered from `start` in (experiment_id, csf, loss) order, and
     # each of rc_running's two paths gives its blocks in (series, replicate, plateau) order:
     # the keys by position, not by a join (after which every point had to be sorted again);
@@ -211,21 +222,22 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
             "INSERT INTO rc_points BY NAME SELECT "
             f"(?::INTEGER[])[{at}] AS experiment_id, (?::VARCHAR[])[{at}] AS csf, "
             f"(?::VARCHAR[])[{at}] AS loss, * EXCLUDE (series) "
-            f"FROM {macro}('mat_scored', 'mat_units', 'mat_totals')"
-            + (" ORDER BY series, replicate, plateau" if kinds and kinds[0] > 1 else ""),
+            f"FROM {points}" + (" ORDER BY series, replicate, plateau" if kinds and kinds[0] > 1 else ""),
             [keys[0], keys[1], keys[2]],
         )
     _keep(con, "mat_series", "SELECT * FROM mat_round", first=first)
     # what the class-balanced metrics weight (per-sample experiments with labels only)
-    _keep(con, "mat_class_cells", "FROM warehouse_class_cells('mat_scored', 'mat_round')", first=first)
+    _keep(con, "mat_class_cells", "FROM warehouse_class_cells('mat_shared', 'mat_round')", first=first)
     _keep(con, "mat_all_totals", "SELECT * FROM mat_totals", first=first)
     # the oracle ignores confidence: the predicted units of a population's first series are all
     # it needs, and of them only the columns rc_loss_counts reads (kept until the last round)
     oracle = (
-        "SELECT series, population, participant_id, loss, loss_scale FROM mat_scored "
+        "SELECT series, population, participant_id, loss, loss_scale FROM mat_shared "
         "WHERE loss IS NOT NULL AND series IN (SELECT min(series) FROM mat_series GROUP BY population)"
     )
-    _keep(con, "mat_oracle", oracle, first=first)
+    if new:  # only a population's first series has units for it
+        _keep(con, "mat_oracle", oracle, first=first)
+    con.execute("DROP VIEW temp.mat_shared")
 
 
 def _keep(con: duckdb.DuckDBPyConnection, name: str, query: str, *, first: bool) -> None:
@@ -235,13 +247,14 @@ def _keep(con: duckdb.DuckDBPyConnection, name: str, query: str, *, first: bool)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}" if first else f"INSERT INTO {name} {query}")
 
 
-def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:
+def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> bool:
     """Per population and participant, the sums rc_totals_of weights (rc_people): they do not
     depend on the CSF, so each population's are computed in the first round that has it and
-    kept for the next rounds (they were recomputed from every round's scored rows)."""
+    kept for the next rounds (they were recomputed from every round's scored rows). Whether the
+    round has a population no round before had."""
     if first:
-        con.execute("CREATE OR REPLACE TEMP TABLE mat_people AS FROM rc_people('mat_scored')")
-        return
+        con.execute("CREATE OR REPLACE TEMP TABLE mat_people AS FROM rc_people('mat_shared')")
+        return True
     # the round's populations from its few series keys, not from a scan of its scored units
     # against every participant's sums (each population is usually known after the first round)
     new = [
@@ -252,12 +265,13 @@ def _people(con: duckdb.DuckDBPyConnection, *, first: bool) -> None:
         ).fetchall()
     ]
     if not new:
-        return
+        return False
     con.execute(
-        f"CREATE OR REPLACE TEMP VIEW mat_new_scored AS FROM mat_scored WHERE population IN ({_id_list(new)})"
+        f"CREATE OR REPLACE TEMP VIEW mat_new_scored AS FROM mat_shared WHERE population IN ({_id_list(new)})"
     )
     con.execute("INSERT INTO mat_people FROM rc_people('mat_new_scored')")
     con.execute("DROP VIEW temp.mat_new_scored")
+    return True
 
 
 ALL_POINTS_SQL = (
