@@ -22,7 +22,7 @@ from riskcov.scoring.confidences import confidences_view_sql
 from riskcov.scoring.csf import check_registry
 from riskcov.scoring.user_csf_store import listing, stored
 from riskcov.warehouse import connection
-from riskcov.warehouse.duckdb_helpers import one, transaction
+from riskcov.warehouse.duckdb_helpers import transaction
 from riskcov.warehouse.metric_tables import refresh
 from riskcov.warehouse.migrations import load_migrations, migrate, status
 
@@ -70,21 +70,16 @@ def _sql_digest(con: duckdb.DuckDBPyConnection) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _stored_digest(con: duckdb.DuckDBPyConnection) -> str | None:
-    row = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'sql_objects_sha256'"))
-    return str(row[0]) if row else None
-
-
 def _current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether a warehouse opened read-only needs nothing of `prepare`: every migration applied,
     the SQL objects of this riskcov installed, the versions recorded as they are."""
     if any(st.applied_at is None for st in status(con, load_migrations())):
         return False
-    recorded = dict(con.execute("SELECT key, value FROM warehouse_meta").fetchall())
+    recorded = connection.meta(con) or {}
     versions = {"duckdb_library_version": duckdb.__version__, "riskcov_version": __version__}
     if any(recorded.get(k) != v for k, v in versions.items()):
         return False
-    return _stored_digest(con) == _sql_digest(con)
+    return recorded.get("sql_objects_sha256") == _sql_digest(con)
 
 
 def install_sql_objects(
@@ -94,8 +89,8 @@ def install_sql_objects(
     `own=False` inside the caller's transaction (after `csf add` / `csf remove`); `meta`:
     warehouse_meta's entries as they are now, if the caller read them."""
     digest = _sql_digest(con)
-    stored = _stored_digest(con) if meta is None else meta.get("sql_objects_sha256")
-    if stored == digest:
+    entries = (connection.meta(con) or {}) if meta is None else meta
+    if entries.get("sql_objects_sha256") == digest:
         return
     objects = _dependency_order(_sql_objects(con))
     check_registry(con)

@@ -108,11 +108,14 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise RiskcovError(f"cannot open warehouse {path}: {text.splitlines()[0]}") from exc
 
 
+META_SQL = "SELECT key, value FROM warehouse_meta"
+
+
 def meta(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
     """`warehouse_meta`'s entries; None where the file holds no such table (a new file before
     its migrations, or whatever another application's file holds under that name)."""
     try:
-        return dict(con.execute("SELECT key, value FROM warehouse_meta").fetchall())
+        return dict(con.execute(META_SQL).fetchall())
     except (duckdb.CatalogException, duckdb.BinderException):
         return None
 

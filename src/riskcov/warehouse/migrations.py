@@ -11,6 +11,7 @@ import duckdb
 
 from riskcov.errors import MigrationError, UsageError
 from riskcov.resources import resource_dir
+from riskcov.warehouse.connection import META_SQL
 from riskcov.warehouse.duckdb_helpers import one, transaction
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
@@ -122,17 +123,15 @@ def refuse_foreign(con: duckdb.DuckDBPyConnection, meta: dict[str, str] | None =
         pass
     else:
         try:
-            if meta is not None:
-                source = (meta["published_from"],) if "published_from" in meta else None
-            else:
-                source = one(con.execute("SELECT value FROM warehouse_meta WHERE key = 'published_from'"))
+            entries = meta if meta is not None else dict(con.execute(META_SQL).fetchall())
         except duckdb.CatalogException:
             return
+        source = entries.get("published_from")
         if source:
             raise UsageError(
-                f"warehouse {_path(con)}: the file is a BI snapshot published from {source[0]}; the "
+                f"warehouse {_path(con)}: the file is a BI snapshot published from {source}; the "
                 "next publish replaces it, so riskcov writes only to the warehouse: give --warehouse "
-                f"{source[0]}"
+                f"{source}"
             )
         return
     names = con.execute(
