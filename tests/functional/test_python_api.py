@@ -311,6 +311,47 @@ def test_costs_and_spark_settings_are_checked_as_flags() -> None:
     assert phi == pytest.approx(_best_phi(cols["confidence"], cols["correct"], 2.0), abs=1e-15)
 
 
+@pytest.mark.parametrize(
+    ("keyword", "message"),
+    [
+        # each of these was taken: True as 1 resample, seed 1, AURC@1.0 (stored as `true`) or
+        # cost 1.0; a float or a string failed with a TypeError from deep inside
+        ({"resamples": True}, "resamples=True: give a whole number"),
+        ({"resamples": 2.5}, "resamples=2.5: give a whole number"),
+        ({"resamples": "10"}, "resamples='10': give a whole number"),
+        ({"seed": True}, "seed=True: give a whole number"),
+        ({"area_coverage": True}, "area_coverage=True: give a number"),
+        ({"area_coverage": "0.5"}, "area_coverage='0.5': give a number"),
+        ({"curve_points": 2.5}, "curve_points=2.5: give a whole number"),
+        ({"costs": True}, "costs=True: give a number or a list of numbers"),
+        ({"coverage_grid": [0.5, False]}, "coverage_grid=[0.5, False]: give a number or a list of numbers"),
+        ({"costs": []}, "--costs needs at least one value"),
+        ({"spark_master": "local[2]"}, "--spark-master applies to --engine spark"),
+        ({"coverage_grid": [2.0]}, "--coverage-grid value 2.0 is not in (0, 1]"),
+    ],
+)
+def test_a_refused_keyword_stores_nothing(tmp_path, keyword, message) -> None:
+    """riskcov.evaluate checks its keywords before it stores the data: a refused option left the
+    ingested run in the warehouse file."""
+    path = tmp_path / "w.duckdb"
+    with pytest.raises(UsageError) as raised:
+        riskcov.evaluate(_as("mapping", _columns()), warehouse=path, **{"resamples": 0, **keyword})
+    assert str(raised.value) == message
+    assert not path.exists()
+
+
+def test_numpy_numbers_are_numbers() -> None:
+    ev = riskcov.evaluate(
+        {"confidence": [0.9, 0.8, 0.3, 0.2], "correct": [1, 1, 0, 1]},
+        resamples=np.int64(20),
+        seed=np.uint32(7),
+        area_coverage=np.float32(0.5),
+    )
+    options = ev.artifact["options"]
+    assert (options["bootstrap_resamples"], options["seed"], options["area_coverage"]) == (20, 7, 0.5)
+    assert type(options["bootstrap_resamples"]) is int and type(options["area_coverage"]) is float
+
+
 def test_every_keyword_evaluate_takes_is_documented():
     """riskcov.evaluate's docstring and docs/python.md name every metric option and selector
     it accepts (riskcov.api.options)."""

@@ -122,6 +122,10 @@ def test_sql_refuses_a_budget_outside_its_range(run_cli):
         ("--coverage-grid", "1.5", "--coverage-grid value 1.5 is not in (0, 1]"),
         ("--costs", "1,inf", "--costs value inf is not a finite number >= 0"),
         ("--costs", "-1", "--costs value -1.0 is not a finite number >= 0"),
+        # given empty, a grid was read as its default: the queries of 0.1,...,0.9 for none asked
+        ("--coverage-grid", "", "--coverage-grid needs at least one value"),
+        ("--alpha-grid", ",", "--alpha-grid needs at least one value"),
+        ("--costs", "", "--costs needs at least one value"),
     ],
 )
 def test_sql_refuses_what_evaluate_refuses(option, value, message, run_cli):
@@ -198,3 +202,16 @@ def test_100_costs_are_evaluated(tmp_path, run_cli):
     r = run_cli([*args, "--warehouse", tmp_path / "w.duckdb"])
     assert r.exit_code == 0, r.stderr
     assert len(json.loads(r.stdout)["confidence_variants"]["confidence"]["effective_reliability"]) == 100
+
+
+@pytest.mark.parametrize("command", ["evaluate", "sql"])
+def test_no_costs_is_refused(command, tmp_path, run_cli):
+    """`evaluate --costs ""` gave an artifact without effective reliability; `sql` the default costs."""
+    args = (
+        ["evaluate", "--input", RUN, "--mode", "few_shot", "--warehouse", tmp_path / "w.duckdb"]
+        if command == "evaluate"
+        else ["sql", "--table", "t", "--metric", "effective_reliability"]
+    )
+    r = run_cli([*args, "--costs", ""])
+    assert (r.exit_code, r.stdout, r.stderr) == (2, "", "error: --costs needs at least one value\n")
+    assert not (tmp_path / "w.duckdb").exists()

@@ -63,6 +63,8 @@ def test_driver_memory_is_a_quarter_in_whole_gib_within_1_to_32() -> None:
         ),
         (["--engine", "spark", "--spark-conf", "=4g"], "--spark-conf =4g: give KEY=VALUE"),
         (["--spark-conf", "spark.driver.memory=4g"], "--spark-conf applies to --engine spark"),
+        # was ignored: the evaluation ran on DuckDB as if the master had been taken
+        (["--spark-master", "local[2]"], "--spark-master applies to --engine spark"),
     ],
 )
 def test_spark_conf_usage_errors(flags: list[str], message: str) -> None:

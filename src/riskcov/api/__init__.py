@@ -53,14 +53,17 @@ def evaluate(
     >>> sorted(ev.artifact["confidence_variants"])
     ['confidence']
     """
+    from riskcov.api.options import evaluate_options
     from riskcov.formats.frames import frame_kind, not_data
 
     in_memory = frame_kind(data) is not None
     if not in_memory and not isinstance(data, (str, os.PathLike)):
         raise not_data(data)
-    wh = warehouse if isinstance(warehouse, Warehouse) else Warehouse(warehouse)
     if not in_memory and (correct or cluster):
         raise UsageError("correct= and cluster= name columns of in-memory data, not of a run file")
+    # the options checked before the data is stored: a refused one leaves the warehouse as it was
+    evaluate_options([], confidence, resamples, seed, metric_options)
+    wh = warehouse if isinstance(warehouse, Warehouse) else Warehouse(warehouse)
     with wh:
         if in_memory:
             run = wh.ingest(data, loss=loss, correct=correct, cluster=cluster)

@@ -74,9 +74,9 @@ def sql_command(
         positive=positive,
         ood=ood,
         samples=samples,
-        coverages=floats("--coverage-grid", coverage_grid) or list(DEFAULT_GRID),
-        alphas=floats("--alpha-grid", alpha_grid) or list(DEFAULT_ALPHAS),
-        costs=floats("--costs", costs) or list(DEFAULT_COSTS),
+        coverages=_values("--coverage-grid", coverage_grid, DEFAULT_GRID),
+        alphas=_values("--alpha-grid", alpha_grid, DEFAULT_ALPHAS),
+        costs=_values("--costs", costs, DEFAULT_COSTS),
         area_coverage=area_coverage,
     )
     rels = relations(cols)
@@ -87,3 +87,16 @@ def sql_command(
             raise UsageError("--metric balanced needs --label, the SQL expression of a sample's class")
         typer.echo(f"-- riskcov {name} ({dialect})")
         typer.echo(portable.render(name, dialect, rels) + ";")
+
+
+def _values(flag: str, text: str | None, default: list[float]) -> list[float]:
+    """A grid flag's numbers, the default when it is not given; given empty, refused (as
+    `riskcov evaluate` refuses it) rather than read as the default."""
+    from riskcov.errors import UsageError
+
+    values = floats(flag, text)
+    if values is None:
+        return list(default)
+    if not values:
+        raise UsageError(f"{flag} needs at least one value")
+    return values

@@ -98,6 +98,8 @@ class Options:
             raise UsageError(f"--engine {self.engine}: choose duckdb or spark")
         if self.spark_conf and self.engine != "spark":
             raise UsageError("--spark-conf applies to --engine spark")
+        if self.spark_master is not None and self.engine != "spark":
+            raise UsageError("--spark-master applies to --engine spark")
         if self.engine == "spark" and not spark_installed():
             raise UsageError(SPARK_INSTALL)
         if self.estimator not in ESTIMATORS:
@@ -122,6 +124,8 @@ class Options:
         keys = [grid_key(a) for a in self.alpha_grid]
         if len(set(keys)) != len(keys):
             raise UsageError("--alpha-grid values must differ in their first two decimals")
+        if not self.costs:
+            raise UsageError("--costs needs at least one value")
         refuse_costs(self.costs)
         keys = [grid_key(c) for c in self.costs]
         if len(set(keys)) != len(keys):
