@@ -46,7 +46,7 @@ def _evaluate(
 
     opts = Options(
         inputs=[spec], seeds=["0"], confidence="all", bootstrap_resamples=resamples, engine=engine,
-        spark_master=master, spark_conf=conf if engine == "spark" else {},
+        spark_master=master if engine == "spark" else None, spark_conf=conf if engine == "spark" else {},
     )  # fmt: skip
     con = connect(wh)
     start = time.perf_counter()
