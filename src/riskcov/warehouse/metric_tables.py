@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.warehouse.csf_columns import columns_sql, rows_sql
+from riskcov.warehouse.csf_columns import columns_sql, literal, rows_sql
 from riskcov.warehouse.duckdb_helpers import bounded_memory, memory_share, one, one_thread
 
 TABLES = ("metrics", "rc_points")
@@ -165,7 +165,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     keep what the metrics need: the totals of every round (mat_all_totals), the series keys
     (mat_series) and one series' units per population (mat_oracle, all rc_oracle reads)."""
     # literals, not a parameter: the optimizer folds the test and prunes the other CSFs' branches
-    listed = "[" + ", ".join(map(_literal, samples)) + "]"
+    listed = "[" + ", ".join(map(literal, samples)) + "]"
     parts = [rows_sql("mat_item_csfs", items)] if items else []
     if samples:
         parts.append(f"FROM warehouse_sample_confidences('mat_experiments', {listed})")
@@ -179,7 +179,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     # warehouse_scored joins the units with their series keys on (experiment_id, csf): the CSF
     # as a small integer code on both sides (a VARCHAR key hashed for each of the round's units
     # was the dearest part of that join; warehouse_scored's rows carry no csf)
-    whens = " ".join(f"WHEN {_literal(c)} THEN {k}" for k, c in enumerate(items + samples))
+    whens = " ".join(f"WHEN {literal(c)} THEN {k}" for k, c in enumerate(items + samples))
     code = f"CASE csf {whens} END"
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW mat_coded AS SELECT * REPLACE ({code} AS csf) FROM mat_confidences"
@@ -249,11 +249,6 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     if new:  # only a population's first series has units for it
         _keep(con, "mat_oracle", oracle, first=first)
     con.execute("DROP VIEW temp.mat_shared")
-
-
-def _literal(text: str) -> str:
-    """`text` as a SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _keep(con: duckdb.DuckDBPyConnection, name: str, query: str, *, first: bool) -> None:
