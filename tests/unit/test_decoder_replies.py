@@ -7,6 +7,7 @@ exit 6 by docs/reliability.md), not reported as a riskcov bug.
 
 from __future__ import annotations
 
+import os
 from multiprocessing.connection import Pipe
 
 import pytest
@@ -43,3 +44,25 @@ def test_a_childs_memory_error_is_the_machines():
 def test_a_childs_failure_names_its_exception_on_the_first_line():
     raised = _reply("ValueError: a column of unexpected type")
     assert str(raised).splitlines()[0] == "a decoding process failed: ValueError: a column of unexpected type"
+
+
+class _Ended(Exception):
+    """os._exit, as the test sees it: the code it was called with."""
+
+
+def test_a_child_ends_at_once_at_end_of_file(monkeypatch):
+    """At end of file on its pipe (the ingest is done with it, or died) a child ends by
+    os._exit(0), without tearing the interpreter down, which the ingest would wait for."""
+
+    def _exit(code: int) -> None:
+        raise _Ended(code)
+
+    monkeypatch.setattr(decoders, "_die_with", lambda parent: None)
+    monkeypatch.setattr(decoders.os, "_exit", _exit)
+    parent, child = Pipe()
+    fd = os.dup(child.fileno())  # serve's own copy of the child's end
+    parent.close()
+    child.close()
+    with pytest.raises(_Ended) as ended:
+        decoders.serve(fd, 0)
+    assert ended.value.args == (0,)

@@ -19,6 +19,15 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def literal(text: str) -> str:
+    """`text` as a SQL string literal.
+
+    >>> literal("it's")
+    "'it''s'"
+    """
+    return "'" + text.replace("'", "''") + "'"
+
+
 def column_names(csf: str) -> tuple[str, str]:
     """The quoted names of a CSF's confidence and problem columns in v_csf_columns.
 
@@ -41,9 +50,8 @@ def rows_sql(table: str, csfs: Sequence[str]) -> str:
     parts = []
     for csf in csfs:
         confidence, problem = column_names(csf)
-        literal = "'" + csf.replace("'", "''") + "'"
         parts.append(
-            f"SELECT experiment_id, {literal} AS csf, participant_id, item_index, {confidence} AS confidence,"
-            f" abstained, loss_raw, {problem} AS problem FROM {table}"
+            f"SELECT experiment_id, {literal(csf)} AS csf, participant_id, item_index, "
+            f"{confidence} AS confidence, abstained, loss_raw, {problem} AS problem FROM {table}"
         )
     return " UNION ALL ".join(parts)

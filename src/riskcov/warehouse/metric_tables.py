@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 import duckdb
 
-from riskcov.warehouse.csf_columns import columns_sql, rows_sql
+from riskcov.warehouse.csf_columns import columns_sql, literal, rows_sql
 from riskcov.warehouse.duckdb_helpers import bounded_memory, memory_share, one, one_thread
 
 TABLES = ("metrics", "rc_points")
@@ -165,7 +165,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     keep what the metrics need: the totals of every round (mat_all_totals), the series keys
     (mat_series) and one series' units per population (mat_oracle, all rc_oracle reads)."""
     # literals, not a parameter: the optimizer folds the test and prunes the other CSFs' branches
-    listed = "[" + ", ".join("'" + c.replace("'", "''") + "'" for c in samples) + "]"
+    listed = "[" + ", ".join(map(literal, samples)) + "]"
     parts = [rows_sql("mat_item_csfs", items)] if items else []
     if samples:
         parts.append(f"FROM warehouse_sample_confidences('mat_experiments', {listed})")
@@ -176,13 +176,21 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     # series keys go on from the last round's, so each round's rows follow the previous ones
     last = None if first else one(con.execute("SELECT max(series) FROM mat_series"))
     start = int(last[0]) + 1 if last and last[0] is not None else 1
+    # warehouse_scored joins the units with their series keys on (experiment_id, csf): the CSF
+    # as a small integer code on both sides (a VARCHAR key hashed for each of the round's units
+    # was the dearest part of that join; warehouse_scored's rows carry no csf)
+    whens = " ".join(f"WHEN {literal(c)} THEN {k}" for k, c in enumerate(items + samples))
+    code = f"CASE csf {whens} END"
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW mat_coded AS SELECT * REPLACE ({code} AS csf) FROM mat_confidences"
+    )
     # the series of one experiment and CSF (its losses) share their units (warehouse_sources):
     # only the sources' are scored, the others read theirs (mat_shared, rc_points_once)
     steps = (
         f"TABLE mat_round AS FROM warehouse_series('mat_confidences', 'mat_experiments', {start})",
         "TABLE mat_sources AS FROM warehouse_sources('mat_round')",
-        "TABLE mat_scored AS WITH keys AS (FROM mat_round WHERE series IN (SELECT source FROM mat_sources)) "
-        "FROM warehouse_scored('mat_confidences', 'keys')",
+        f"TABLE mat_scored AS WITH keys AS (SELECT * REPLACE ({code} AS csf) FROM mat_round "
+        "WHERE series IN (SELECT source FROM mat_sources)) FROM warehouse_scored('mat_coded', 'keys')",
         "VIEW mat_shared AS FROM warehouse_shared_scored('mat_scored', 'mat_round')",
         # a series' population and scale: one unit of its source is enough, not a scan of them all
         "TABLE mat_round_series AS WITH one AS (SELECT DISTINCT ON (series) * FROM mat_scored), "
@@ -190,6 +198,7 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
     )
     for step in steps:
         con.execute("CREATE OR REPLACE TEMP " + step)
+    con.execute("DROP VIEW temp.mat_coded")
     con.execute(f"DROP {kind} temp.mat_confidences")
     new = _people(con, first=first)
     con.execute(
@@ -226,8 +235,10 @@ def _some_csfs(con: duckdb.DuckDBPyConnection, items: list[str], samples: list[s
             [keys[0], keys[1], keys[2]],
         )
     _keep(con, "mat_series", "SELECT * FROM mat_round", first=first)
-    # what the class-balanced metrics weight (per-sample experiments with labels only)
-    _keep(con, "mat_class_cells", "FROM warehouse_class_cells('mat_shared', 'mat_round')", first=first)
+    # what the class-balanced metrics weight (per-sample experiments with labels only): a round
+    # without a sample CSF holds items only, which have none (the first round still makes the table)
+    if first or samples:
+        _keep(con, "mat_class_cells", "FROM warehouse_class_cells('mat_shared', 'mat_round')", first=first)
     _keep(con, "mat_all_totals", "SELECT * FROM mat_totals", first=first)
     # the oracle ignores confidence: the predicted units of a population's first series are all
     # it needs, and of them only the columns rc_loss_counts reads (kept until the last round)

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection, Pipe
-from typing import Any
+from typing import Any, NoReturn
 
 from riskcov.errors import ResourceError
 from riskcov.formats.phq8_json.document import gc_paused
@@ -266,9 +266,10 @@ def _die_with(parent: int) -> None:
         os._exit(0)
 
 
-def serve(fd: int, parent: int) -> None:
+def serve(fd: int, parent: int) -> NoReturn:
     """A child's loop: decode each batch received on the pipe `fd` and send its columns back,
-    until end of file."""
+    until end of file; then the process ends at once (os._exit: nothing is left to flush, and
+    tearing the interpreter down, which the ingest waits for, is work for nothing)."""
     _die_with(parent)
     conn = Connection(fd)
     shape: Any = None
@@ -278,7 +279,7 @@ def serve(fd: int, parent: int) -> None:
                 kind, value = conn.recv()
                 text = conn.recv_bytes() if kind == "batch" else value
             except (EOFError, OSError):
-                return  # the parent closed the pipe, or died
+                os._exit(0)  # the parent closed the pipe, or died
             if kind == "probe":  # no reply: a refused probe refuses the batches after it
                 try:
                     shape = participant_type(text)
@@ -297,4 +298,4 @@ def serve(fd: int, parent: int) -> None:
             try:
                 conn.send(reply)
             except OSError:
-                return
+                os._exit(0)
