@@ -91,7 +91,7 @@ SHAPE_SQL = """
 # item, predicted-item and raw loss sums (eval_people; 0 for a participant outside the
 # population, `member` 1 inside it) and, per loss value v of the population (ascending), its
 # item counts (eval_losses). A replicate's sums are then inner products with its multiplicities
-# (WEIGHTED_SQL, RUNS_SQL): exact integers below 2^53 on this path (every loss integer-valued,
+# (TOTALS_SQL, RUNS_SQL): exact integers below 2^53 on this path (every loss integer-valued,
 # the packing's bound), so the values of the joins' sums.
 POPULATIONS_SQL = """
     WITH people AS (
@@ -125,22 +125,25 @@ POPULATIONS_SQL = """
     )
     SELECT * FROM people LEFT JOIN losses USING (population)"""
 # per chunk: each replicate's multiplicities as one list (the columns of `weights`), read by
-# the three statements below
+# the statements below and rc_cell_points
 DRAWS_SQL = (
     "CREATE OR REPLACE TEMP TABLE eval_cell_draws AS SELECT replicate, list_value({m}) AS m FROM {dense}"
 )
-# rc_totals_of's weighted sums (its integral branch: every loss integer-valued here), a row per
-# population a replicate draws someone of
-WEIGHTED_SQL = f"""
-    CREATE OR REPLACE TEMP TABLE eval_cell_weighted AS
-    SELECT population, replicate, n_total, k_total, l_total, true AS integral
-    FROM (SELECT p.population, w.replicate,
-                 CAST(list_inner_product(w.m, p.n_items) AS BIGINT) AS n_total,
-                 CAST(list_inner_product(w.m, p.n_pred) AS BIGINT) AS k_total,
-                 list_inner_product(w.m, p.loss_sum) AS l_total,
-                 list_inner_product(w.m, p.member) AS drawn
-          FROM eval_cell_draws AS w CROSS JOIN {POPULATIONS} AS p)
-    WHERE drawn > 0"""
+# eval_totals: rc_totals_of's rows, its weighted sums (the integral branch: every loss is
+# integer-valued here) taken as inner products, a row per population a replicate draws someone of
+TOTALS_SQL = f"""
+    CREATE OR REPLACE TEMP TABLE eval_totals AS
+    WITH weighted AS (
+        SELECT population, replicate, n_total, k_total, l_total, true AS integral
+        FROM (SELECT p.population, w.replicate,
+                     CAST(list_inner_product(w.m, p.n_items) AS BIGINT) AS n_total,
+                     CAST(list_inner_product(w.m, p.n_pred) AS BIGINT) AS k_total,
+                     list_inner_product(w.m, p.loss_sum) AS l_total,
+                     list_inner_product(w.m, p.member) AS drawn
+              FROM eval_cell_draws AS w CROSS JOIN {POPULATIONS} AS p)
+        WHERE drawn > 0
+    )
+    FROM rc_totals_weighted('eval_series', 'weighted')"""
 # rc_loss_runs' rows (population, replicate, v, loss_scale, c): the loss values a replicate draws
 RUNS_SQL = f"""
     CREATE OR REPLACE TEMP TABLE eval_runs AS
@@ -208,11 +211,7 @@ def totals(con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, 
     m = ", ".join(f"m{j}" for j in range(len(plan.participants)))
     with registered(con, "_cell_weights", weights(plan, samples)) as dense:
         con.execute(DRAWS_SQL.format(m=m, dense=dense))
-    con.execute(WEIGHTED_SQL)
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE eval_totals AS "
-        "FROM rc_totals_weighted('eval_series', 'eval_cell_weighted')"
-    )
+    con.execute(TOTALS_SQL)
     con.execute(RUNS_SQL)
 
 
