@@ -1,7 +1,8 @@
-"""On the few-cluster path (metrics/cells.py) a chunk's totals and the oracle's runs are inner
-products of each replicate's multiplicities with per-population lists: the rows rc_totals_of
-and rc_loss_runs give by joining the same draws as eval_samples, value for value and type for
-type; and a chunk without replicate 0 loads no eval_samples."""
+"""On the few-cluster path (metrics/cells.py) a chunk's totals and the oracle's placed runs are
+inner products of each replicate's multiplicities with per-population lists: the rows
+rc_totals_of and rc_placed_runs over rc_loss_runs give by joining the same draws as
+eval_samples, value for value and type for type; and a chunk without replicate 0 loads no
+eval_samples."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ def test_totals_and_runs_are_the_joins_rows(example_warehouse, monkeypatch, mode
         assert _rows(con, "FROM eval_totals") == _rows(
             con, "FROM rc_totals_of('eval_series', 'eval_people', 'eval_samples')"
         )
-        assert _rows(con, "FROM eval_runs") == _rows(con, "FROM rc_loss_runs('eval_losses', 'eval_samples')")
+        runs = "WITH runs AS (FROM rc_loss_runs('eval_losses', 'eval_samples')) FROM rc_placed_runs('runs')"
+        assert _rows(con, "FROM eval_runs") == _rows(con, runs)
         checked.append((one(con.execute("SELECT count(DISTINCT population) FROM eval_runs")) or (0,))[0])
 
     monkeypatch.setattr(cells, "totals", spy)

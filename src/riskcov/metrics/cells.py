@@ -90,9 +90,10 @@ SHAPE_SQL = """
 # draw order ({order}: participant_id, position), one row per population: each participant's
 # item, predicted-item and raw loss sums (eval_people; 0 for a participant outside the
 # population, `member` 1 inside it) and, per loss value v of the population (ascending), its
-# item counts (eval_losses). A replicate's sums are then inner products with its multiplicities
-# (TOTALS_SQL, RUNS_SQL): exact integers below 2^53 on this path (every loss integer-valued,
-# the packing's bound), so the values of the joins' sums.
+# item counts (eval_losses) and its items and raw loss of the values below v. A replicate's
+# sums are then inner products with its multiplicities (TOTALS_SQL, RUNS_SQL): exact integers
+# below 2^53 on this path (every loss integer-valued, the packing's bound), so the values of
+# the joins' sums and of rc_placed_runs' running sums.
 POPULATIONS_SQL = """
     WITH people AS (
         SELECT k.population,
@@ -109,18 +110,27 @@ POPULATIONS_SQL = """
         SELECT population, loss AS v, any_value(loss_scale) AS loss_scale
         FROM eval_losses GROUP BY population, loss
     ),
-    counts AS (
-        SELECT k.population, k.v, k.loss_scale,
-               list(CAST(coalesce(l.n, 0) AS DOUBLE) ORDER BY d.position) AS counts
+    cells AS (
+        SELECT k.population, k.v, k.loss_scale, d.position, CAST(coalesce(l.n, 0) AS DOUBLE) AS n
         FROM loss_values AS k
         CROSS JOIN {order} AS d
         LEFT JOIN eval_losses AS l
             ON l.population = k.population AND l.loss = k.v AND l.participant_id = d.participant_id
-        GROUP BY k.population, k.v, k.loss_scale
+    ),
+    counts AS (  -- per loss value, each participant's items of it and of the lower values
+        SELECT population, v, loss_scale, list(n ORDER BY position) AS counts,
+               list(n_below ORDER BY position) AS below, list(loss_below ORDER BY position) AS loss_below
+        FROM (SELECT *, coalesce(sum(n) OVER lower, 0.0) AS n_below,
+                     coalesce(sum(n * v) OVER lower, 0.0) AS loss_below
+              FROM cells
+              WINDOW lower AS (PARTITION BY population, position ORDER BY v
+                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+        GROUP BY population, v, loss_scale
     ),
     losses AS (
         SELECT population, list(v ORDER BY v) AS v, list(loss_scale ORDER BY v) AS loss_scale,
-               list(counts ORDER BY v) AS counts
+               list(counts ORDER BY v) AS counts, list(below ORDER BY v) AS below,
+               list(loss_below ORDER BY v) AS loss_below
         FROM counts GROUP BY population
     )
     SELECT * FROM people LEFT JOIN losses USING (population)"""
@@ -144,12 +154,15 @@ TOTALS_SQL = f"""
         WHERE drawn > 0
     )
     FROM rc_totals_weighted('eval_series', 'weighted')"""
-# rc_loss_runs' rows (population, replicate, v, loss_scale, c): the loss values a replicate draws
+# rc_placed_runs' rows over rc_loss_runs' (population, replicate, v, loss_scale, c, a, la): the
+# loss values a replicate draws, with the items (a) and raw loss (la) it draws below each
 RUNS_SQL = f"""
     CREATE OR REPLACE TEMP TABLE eval_runs AS
-    SELECT population, replicate, v, loss_scale, c
+    SELECT population, replicate, v, loss_scale, c, a, la
     FROM (SELECT p.population, w.replicate, unnest(p.v) AS v, unnest(p.loss_scale) AS loss_scale,
-                 unnest(list_transform(p.counts, lambda x: CAST(list_inner_product(w.m, x) AS HUGEINT))) AS c
+                 unnest(list_transform(p.counts, lambda x: CAST(list_inner_product(w.m, x) AS HUGEINT))) AS c,
+                 unnest(list_transform(p.below, lambda x: CAST(list_inner_product(w.m, x) AS HUGEINT))) AS a,
+                 unnest(list_transform(p.loss_below, lambda x: list_inner_product(w.m, x))) AS la
           FROM eval_cell_draws AS w CROSS JOIN {POPULATIONS} AS p
           WHERE p.v IS NOT NULL)
     WHERE c > 0"""
@@ -205,9 +218,10 @@ def weights(plan: Plan, samples: tuple[Any, Any, Any]) -> dict[str, np.ndarray[A
 
 def totals(con: duckdb.DuckDBPyConnection, plan: Plan, samples: tuple[Any, Any, Any]) -> None:
     """TEMP TABLEs eval_totals (rc_totals_weighted: rc_totals_of's rows) and eval_runs (the
-    oracle's runs: rc_loss_runs' rows) of the replicates in `samples`, from each replicate's
-    multiplicities (TEMP TABLE eval_cell_draws, which `points` reads too) and POPULATIONS:
-    inner products instead of joining eval_samples, which this path need not load."""
+    oracle's runs placed: rc_placed_runs' rows over rc_loss_runs') of the replicates in
+    `samples`, from each replicate's multiplicities (TEMP TABLE eval_cell_draws, which
+    `points` reads too) and POPULATIONS: inner products instead of joining eval_samples (which
+    this path need not load) and of a window per replicate."""
     m = ", ".join(f"m{j}" for j in range(len(plan.participants)))
     with registered(con, "_cell_weights", weights(plan, samples)) as dense:
         con.execute(DRAWS_SQL.format(m=m, dense=dense))

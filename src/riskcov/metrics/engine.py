@@ -173,9 +173,9 @@ def compute(
     if stream is not None:  # eval_totals and the oracle's runs (eval_runs) without a join
         weights = plateau_stream.totals(con, *stream)
         summary = "rc_summary_runs('eval_losses', 'eval_runs'"
-    elif cumulative is not None:  # the same, as inner products with each replicate's multiplicities
+    elif cumulative is not None:  # the same and the runs placed, as inner products of the draws
         cells.totals(con, *cumulative)
-        summary = "rc_summary_runs('eval_losses', 'eval_runs'"
+        summary = "rc_summary_placed('eval_losses', 'eval_runs'"
     else:
         con.execute(
             "CREATE OR REPLACE TEMP TABLE eval_totals AS "
