@@ -3,15 +3,7 @@
 -- rc_summary_of's.
 CREATE OR REPLACE MACRO rc_summary_runs(losses, runs, points, totals, harmonic, area_c, estimator)
 AS TABLE
-WITH pop AS (
-    SELECT DISTINCT series, population, replicate FROM query_table(totals)
+WITH placed AS (
+    FROM rc_placed_runs(runs)
 )
-SELECT m.*, o.aurc_optimal, o.augrc_optimal,
-       m.aurc_full - o.aurc_optimal AS eaurc,
-       m.augrc_full - o.augrc_optimal AS eaugrc,
-       o.losses_binary, o.aurc_optimal_population,
-       m.aurc_full - o.aurc_optimal_population AS eaurc_population
-FROM rc_metrics(points, totals, area_c, estimator) AS m
-JOIN pop USING (series, replicate)
-JOIN rc_oracle_runs(losses, runs, totals, harmonic, estimator) AS o
-    ON o.population = pop.population AND o.replicate = m.replicate;
+FROM rc_summary_placed(losses, 'placed', points, totals, harmonic, area_c, estimator);

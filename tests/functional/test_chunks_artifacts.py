@@ -42,10 +42,10 @@ def test_each_chunk_starts_without_the_previous_chunks_points(paired_artifact, m
     held: list[int] = []
 
     def spy(cur, *args, **kwargs):
-        # TEMP tables are per connection: what this worker still holds from its last chunk
-        held.append(
-            cur.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'eval_points'").fetchone()[0]
-        )
+        # TEMP tables are per connection: what this worker still holds from its last chunk (read
+        # to the end: a result left open on the connection would refuse the chunk's register())
+        rows = cur.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'eval_points'").fetchall()
+        held.append(rows[0][0])
         compute(cur, *args, **kwargs)
 
     monkeypatch.setattr(engine, "compute", spy)

@@ -222,9 +222,9 @@ def _compute_all(
         # the sample rows, made once for eval_samples and the cumulative cells' weights; not held
         # through the chunk when only eval_samples reads them (a large run's rows are large)
         rows = draws.rows() if stream is None or with_balanced or point else None
-        if rows is not None:
+        if rows is not None and (cumulative is None or with_balanced or point):
             engine.load_samples(cur, *rows)
-        else:  # the sort-once path weights its stored rows itself: no reader may see a stale table
+        else:  # the sort-once and cells paths weight the draws themselves: no reader may see a stale table
             cur.execute("DROP TABLE IF EXISTS eval_samples")
         if cumulative is None:
             rows = None

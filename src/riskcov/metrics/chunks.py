@@ -40,8 +40,9 @@ SHARED = (
     "eval_group_cells",
     "eval_stream_people",
     "eval_stream_losses",
-    # cells.TABLE: the few-cluster path's cumulative cells
+    # cells.TABLE and cells.POPULATIONS: the few-cluster path's cumulative cells and lists
     "eval_cumulative_cells",
+    "eval_cell_populations",
 )
 _names = itertools.count(1)
 Chunk = TypeVar("Chunk")

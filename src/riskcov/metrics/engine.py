@@ -162,7 +162,8 @@ def compute(
     `stream` (stream_plan.plan's plan and the chunk's draws), the working points come
     from the cells sorted once when every block is exact, and eval_samples need not be loaded
     unless the chunk holds replicate 0 (its curves read it) or the caller reads it; with
-    `cumulative` (cells.plan's plan and the chunk's sample rows), from the cumulative cells."""
+    `cumulative` (cells.plan's plan and the chunk's sample rows), from the cumulative cells, and
+    eval_samples need not be loaded either, on the same terms."""
     shape = (max(s.index for s in series) + 1, res.n_replicates)
 
     def put(name: str, sid: FloatArray, rep: FloatArray, values: FloatArray) -> None:
@@ -172,6 +173,9 @@ def compute(
     if stream is not None:  # eval_totals and the oracle's runs (eval_runs) without a join
         weights = plateau_stream.totals(con, *stream)
         summary = "rc_summary_runs('eval_losses', 'eval_runs'"
+    elif cumulative is not None:  # the same and the runs placed, as inner products of the draws
+        cells.totals(con, *cumulative)
+        summary = "rc_summary_placed('eval_losses', 'eval_runs'"
     else:
         con.execute(
             "CREATE OR REPLACE TEMP TABLE eval_totals AS "
@@ -183,10 +187,12 @@ def compute(
     if stream is not None and running == "rc_running_exact":
         plateau_stream.points(con, stream[0], weights)
     elif cumulative is not None and running == "rc_running_exact":
-        cells.points(con, *cumulative)
+        cells.points(con, cumulative[0])
     else:
         if stream is not None:  # the sort-once path's callers load eval_samples only where it is read
             load_samples(con, *stream[1].rows())
+        elif cumulative is not None:  # and the cells' callers likewise
+            load_samples(con, *cumulative[1])
         # every block exact: one packed running sum where its bounds allow (rc_running_exact_packed)
         unit = packing_unit(*(one(con.execute(PACKING_SQL)) or (None,) * 3)) if exact and exact[0] else None
         if unit is None:
