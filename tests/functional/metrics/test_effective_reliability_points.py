@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov.metrics import cost_curves, interpolated, portable
+import rendered_once
+from riskcov.metrics import cost_curves, interpolated
 
 COSTS = [0.0, 0.5, 1.0, 2.0, 4.0, 0.3]
 # a block: (loss_scale, abstained units, [(items added, raw loss added), ...] in plateau order);
@@ -97,7 +98,7 @@ def test_the_candidates_give_the_best_point_of_all_points(con, data):
         [COSTS],
     ).fetchall()
     tables = {"points": "points", "totals": "totals", "costs": "costs"}  # not the inlined queries
-    sql = portable.render("effective_reliability", "duckdb", tables)
+    sql = rendered_once.render("effective_reliability", "duckdb", tables)
     query = cur.execute(
         f"SELECT series, replicate, cost, phi, threshold, coverage FROM ({sql}) AS q "
         "ORDER BY series, replicate, cost"
