@@ -11,6 +11,7 @@ import duckdb
 import numpy as np
 
 from riskcov.resources import resource_dir
+from rows_at_once import insert
 
 AREA_C = 0.5
 COVERAGES = [0.1, 0.25, 0.5, 0.75, 0.9, 1.0]
@@ -56,11 +57,11 @@ def load_inputs(con: duckdb.DuckDBPyConnection, data: dict[str, list[tuple[Any, 
         "CREATE OR REPLACE TABLE scored (series INTEGER, cluster INTEGER, unit INTEGER, "
         "confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
     )
-    con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?)", data["scored"])
+    insert(con, "scored", data["scored"])
     # every unit's class, the same in each series (a sample's label)
     con.execute(f"CREATE OR REPLACE TABLE labelled AS SELECT *, {LABEL} AS label FROM scored")
     con.execute("CREATE OR REPLACE TABLE samples (replicate INTEGER, cluster INTEGER, multiplicity INTEGER)")
-    con.executemany("INSERT INTO samples VALUES (?, ?, ?)", data["samples"])
+    insert(con, "samples", data["samples"])
     for table, column, values in (
         ("truncation", "c", [AREA_C]),
         ("coverages", "c", COVERAGES),
@@ -68,7 +69,7 @@ def load_inputs(con: duckdb.DuckDBPyConnection, data: dict[str, list[tuple[Any, 
         ("costs", "cost", COSTS),
     ):
         con.execute(f"CREATE OR REPLACE TABLE {table} ({column} DOUBLE)")
-        con.executemany(f"INSERT INTO {table} VALUES (?)", [(v,) for v in values])
+        insert(con, table, [(v,) for v in values])
 
 
 def load_macros(con: duckdb.DuckDBPyConnection) -> None:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov.metrics import portable
+import rendered_once
 from riskcov.resources import resource_dir
 
 # bin edges, the clip bounds and values floor(p * 10) puts one bin off (0.3 * 10 < 3 in doubles)
@@ -28,7 +28,8 @@ def _both(rows: list[tuple[int, float, int]], n_bins: int) -> tuple[list[tuple],
     con.execute(f"CREATE TABLE bins AS SELECT {n_bins} AS n_bins")
     order = " ORDER BY series"
     want = con.execute(f"FROM prob_calibration('probabilities', {n_bins})" + order).fetchall()
-    got = con.execute(f"SELECT * FROM ({portable.render('prob_calibration', 'duckdb')})" + order).fetchall()
+    query = rendered_once.render("prob_calibration", "duckdb")
+    got = con.execute(f"SELECT * FROM ({query})" + order).fetchall()
     return want, got
 
 

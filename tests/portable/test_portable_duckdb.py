@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from portable_support import ALPHAS, PORTABLE_COLUMNS, load_inputs, make_data, mismatches, reference, wrap
 
+import rendered_once
 from riskcov.metrics import dialects, portable
 
 REFUSED_SQL = {
@@ -90,7 +91,7 @@ def _compare(seed: int, clusters: int, replicates: int, exact_summary: bool) -> 
     # a continuous selective risk a last bit away from an alpha may qualify on one side only
     edges = {(r[0], r[1], a) for r in want["points"] if r[0] == 2 for a in ALPHAS if abs(r[6] - a) < 1e-13}
     for name in PORTABLE_COLUMNS:
-        got = con.execute(wrap(name, portable.render(name, "duckdb"))).fetchall()
+        got = con.execute(wrap(name, rendered_once.render(name, "duckdb"))).fetchall()
         if name == "coverage_at_risk":
             got, want[name] = ([r for r in rows if r[:3] not in edges] for rows in (got, want[name]))
         # balanced: the macros sum its terms by fsum (compensated), the query by a running window
@@ -149,7 +150,7 @@ def test_auroc_equals_the_macro_and_a_pairwise_count(seed: int) -> None:
     con.executemany("INSERT INTO scores VALUES (?, ?, ?)", rows)
     con.execute((portable.resource_dir("sql") / "rc_auroc.sql").read_text())
     got = con.execute(
-        f"SELECT series, auroc FROM ({portable.render('auroc', 'duckdb')}) q ORDER BY 1"
+        f"SELECT series, auroc FROM ({rendered_once.render('auroc', 'duckdb')}) q ORDER BY 1"
     ).fetchall()
     want = con.execute("SELECT series, auroc FROM rc_auroc('scores') ORDER BY 1").fetchall()
     assert got == want
@@ -176,7 +177,7 @@ def test_ood_at_id_coverage_equals_numpy(seed: int) -> None:
     con.execute("CREATE TABLE targets AS SELECT unnest(?::DOUBLE[]) AS c", [targets])
     got = con.execute(
         f"SELECT id_coverage_target, threshold, id_coverage_actual, ood_accept_rate, safety_ratio "
-        f"FROM ({portable.render('ood_at_id_coverage', 'duckdb')}) q ORDER BY 1"
+        f"FROM ({rendered_once.render('ood_at_id_coverage', 'duckdb')}) q ORDER BY 1"
     ).fetchall()
     ids = np.array([r[1] for r in rows if not r[2] and r[1] is not None])
     if not len(ids):

@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from riskcov.resources import resource_dir
+from rows_at_once import insert
 
 RC_MACROS = (
     "rc_cells",
@@ -52,10 +53,8 @@ def load_scored(con: duckdb.DuckDBPyConnection, rows: list[Any], samples: list[A
         "CREATE OR REPLACE TABLE scored (series INTEGER, population INTEGER, participant_id BIGINT, "
         "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
     )
-    if rows:  # DuckDB's executemany refuses an empty list
-        con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    insert(con, "scored", rows)
     con.execute(
         "CREATE OR REPLACE TABLE samples (replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
     )
-    if samples:  # no participant drawn at all: an empty table
-        con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)
+    insert(con, "samples", samples)  # none when no participant is drawn at all: an empty table

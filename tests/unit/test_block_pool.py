@@ -7,6 +7,7 @@ import duckdb
 import pytest
 
 from riskcov.metrics import chunk_plan, chunks
+from rows_at_once import insert
 
 
 def _cells(own: int, shared_plateaus: int, per_plateau: int = 3) -> duckdb.DuckDBPyConnection:
@@ -17,7 +18,7 @@ def _cells(own: int, shared_plateaus: int, per_plateau: int = 3) -> duckdb.DuckD
     rows += [(2, p, True, 1) for p in range(shared_plateaus) for _ in range(per_plateau)]
     rows.append((3, 0, False, 0))
     con.execute("CREATE TEMP TABLE eval_cells (series INT, plateau INT, shared BOOLEAN, n_pred INT)")
-    con.executemany("INSERT INTO eval_cells VALUES (?, ?, ?, ?)", rows)
+    insert(con, "eval_cells", rows)
     return con
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from riskcov.resources import resource_dir
+from rows_at_once import insert
 
 # risks drawn from a few values and the alphas themselves, so ties with an alpha are common
 RISKS = st.sampled_from(
@@ -75,7 +76,7 @@ def test_each_alpha_gets_the_last_point_within_it(con, rows, alphas, order):
         "CREATE OR REPLACE TEMP TABLE _pts (series INTEGER, replicate INTEGER, plateau BIGINT, "
         "threshold DOUBLE, coverage DOUBLE, selective_risk DOUBLE)"
     )
-    con.executemany("INSERT INTO _pts VALUES (?, ?, ?, ?, ?, ?)", rows)
+    insert(con, "_pts", rows)
     got = con.execute(
         "FROM rc_coverage_at_risks('_pts', ?) ORDER BY series, replicate, alpha", [alphas]
     ).fetchall()

@@ -10,6 +10,7 @@ import pytest
 
 from riskcov.bootstrap.curve_band import coverage_grid
 from riskcov.resources import resource_dir
+from rows_at_once import insert
 
 
 @pytest.fixture
@@ -26,9 +27,9 @@ def load(
         "CREATE OR REPLACE TABLE pts (series INTEGER, replicate INTEGER, coverage DOUBLE, "
         "selective_risk DOUBLE, generalized_risk DOUBLE)"
     )
-    con.executemany("INSERT INTO pts VALUES (?, ?, ?, ?, ?)", points)
+    insert(con, "pts", points)
     con.execute("CREATE OR REPLACE TABLE g (coverage DOUBLE)")
-    con.executemany("INSERT INTO g VALUES (?)", [[c] for c in grid])
+    insert(con, "g", [[c] for c in grid])
     return con.execute(
         "SELECT series, replicate, coverage, achieved, selective_risk, generalized_risk "
         "FROM rc_curve_grid('pts', 'g') ORDER BY series, replicate, coverage"

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from riskcov.metrics.hull import _integer_pass, lower_hull
 from riskcov.metrics.interpolated import CANDIDATES_SQL, _loss_scales
+from rows_at_once import insert
 
 Point = tuple[int, int, int, int]  # (series, replicate, k_cum, count of wrong items)
 
@@ -63,8 +64,7 @@ def _hull(points: list[Point]) -> set[tuple[int, int, int]]:
 def _candidates(con: duckdb.DuckDBPyConnection, rows: list[Point], scale: float, binary: str) -> list[Point]:
     """CANDIDATES_SQL over `rows` stored in the given order (raw loss sums: scale x wrong)."""
     con.execute("CREATE OR REPLACE TABLE pts (series INTEGER, replicate INTEGER, k_cum BIGINT, l_cum DOUBLE)")
-    if rows:
-        con.executemany("INSERT INTO pts VALUES (?, ?, ?, ?)", [(s, r, k, scale * w) for s, r, k, w in rows])
+    insert(con, "pts", [(s, r, k, scale * w) for s, r, k, w in rows])
     con.execute(
         "CREATE OR REPLACE TABLE eval_totals AS "
         "SELECT * FROM (VALUES (0, 0, ?), (1, 0, ?), (1, 1, ?)) AS t(series, replicate, loss_scale)",

@@ -17,6 +17,7 @@ from sql_support import rc_macro_connection
 
 from riskcov.metrics import cells
 from riskcov.resources import resource_dir
+from rows_at_once import insert
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +72,13 @@ def _load(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], weights: 
         "CREATE OR REPLACE TABLE scored (series INTEGER, population INTEGER, participant_id BIGINT, "
         "item_index INTEGER, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE)"
     )
-    con.executemany("INSERT INTO scored VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    insert(con, "scored", rows)
     people = sorted({r[2] for r in rows})
     samples = [(rep, pid, w[pid]) for rep, w in enumerate(weights) for pid in people if w.get(pid, 0)]
     con.execute(
         "CREATE OR REPLACE TABLE samples (replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
     )
-    con.executemany("INSERT INTO samples VALUES (?, ?, ?)", samples)
+    insert(con, "samples", samples)
     con.execute("CREATE OR REPLACE TABLE cells AS FROM rc_cells('scored')")
     con.execute("CREATE OR REPLACE TABLE series_info AS FROM rc_series('scored')")
     con.execute("CREATE OR REPLACE TABLE people AS FROM rc_people('scored')")

@@ -16,6 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from metrics_support import draws, evaluate_text, plateau_areas
 
+from rows_at_once import insert
+
 # (confidence or None when abstained, loss, label)
 Sample = tuple[float | None, float, str]
 
@@ -83,10 +85,11 @@ def macro_values(
         "CREATE OR REPLACE TEMP TABLE t_labelled (series INTEGER, population INTEGER, participant_id"
         " BIGINT, item_index BIGINT, confidence DOUBLE, loss DOUBLE, loss_scale DOUBLE, label VARCHAR)"
     )
-    con.executemany(
-        "INSERT INTO t_labelled VALUES (0, 0, ?, ?, ?, ?, 1.0, ?)",
+    insert(
+        con,
+        "t_labelled",
         [
-            [cluster, i, conf, None if conf is None else loss, label]
+            [0, 0, cluster, i, conf, None if conf is None else loss, 1.0, label]
             for i, (cluster, (conf, loss, label)) in enumerate(rows)
         ],
     )
@@ -94,10 +97,7 @@ def macro_values(
         "CREATE OR REPLACE TEMP TABLE t_samples "
         "(replicate INTEGER, participant_id BIGINT, multiplicity INTEGER)"
     )
-    con.executemany(
-        "INSERT INTO t_samples VALUES (?, ?, ?)",
-        [[rep, c, m] for c, ms in weights.items() for rep, m in enumerate(ms) if m > 0],
-    )
+    insert(con, "t_samples", [[rep, c, m] for c, ms in weights.items() for rep, m in enumerate(ms) if m > 0])
     con.execute("CREATE OR REPLACE TEMP TABLE t_scored AS SELECT * EXCLUDE (label) FROM t_labelled")
     con.execute("CREATE OR REPLACE TEMP TABLE t_totals AS FROM rc_totals('t_scored', 't_samples')")
     con.execute(

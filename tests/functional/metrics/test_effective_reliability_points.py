@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riskcov.metrics import cost_curves, interpolated, portable
+import rendered_once
+from riskcov.metrics import cost_curves, interpolated
+from rows_at_once import insert
 
 COSTS = [0.0, 0.5, 1.0, 2.0, 4.0, 0.3]
 # a block: (loss_scale, abstained units, [(items added, raw loss added), ...] in plateau order);
@@ -87,9 +89,8 @@ def test_the_candidates_give_the_best_point_of_all_points(con, data):
         "loss_scale DOUBLE)"
     )
     cur.execute("CREATE TEMP TABLE costs AS SELECT unnest(?) AS cost", [COSTS])
-    if points:
-        cur.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
-    cur.executemany("INSERT INTO totals VALUES (?, ?, ?, ?, ?)", totals)
+    insert(cur, "points", points)
+    insert(cur, "totals", totals)
     want = brute_force(points, totals)
     macro = cur.execute(
         "SELECT series, replicate, cost, phi, threshold, coverage "
@@ -97,7 +98,7 @@ def test_the_candidates_give_the_best_point_of_all_points(con, data):
         [COSTS],
     ).fetchall()
     tables = {"points": "points", "totals": "totals", "costs": "costs"}  # not the inlined queries
-    sql = portable.render("effective_reliability", "duckdb", tables)
+    sql = rendered_once.render("effective_reliability", "duckdb", tables)
     query = cur.execute(
         f"SELECT series, replicate, cost, phi, threshold, coverage FROM ({sql}) AS q "
         "ORDER BY series, replicate, cost"
@@ -139,14 +140,13 @@ def _totals_and_losses(cur: Any, points: Rows, totals: Rows, name: str) -> None:
         f"CREATE TEMP TABLE {name} (series INTEGER, replicate INTEGER, n_total BIGINT, k_total BIGINT, "
         "loss_scale DOUBLE, l_total DOUBLE, exact BOOLEAN)"
     )
-    cur.executemany(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?, ?)", _full_totals(points, totals))
+    insert(cur, name, _full_totals(points, totals))
     blocks: dict[tuple[Any, ...], list[float]] = {}
     for p in sorted(points, key=lambda p: p[:3]):
         blocks.setdefault(p[:2], []).append(p[5])
     losses = [(b - a,) for cums in blocks.values() for a, b in zip([0.0, *cums], cums, strict=False)]
     cur.execute("CREATE OR REPLACE TEMP TABLE eval_losses (loss DOUBLE)")
-    if losses:
-        cur.executemany("INSERT INTO eval_losses VALUES (?)", losses)
+    insert(cur, "eval_losses", losses)
 
 
 def _chunk(con: Any, points: Rows, totals: Rows) -> Any:
@@ -157,8 +157,7 @@ def _chunk(con: Any, points: Rows, totals: Rows) -> Any:
         "CREATE TEMP TABLE eval_points (series INTEGER, replicate INTEGER, plateau BIGINT, threshold DOUBLE, "
         "k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
     )
-    if points:
-        cur.executemany("INSERT INTO eval_points VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+    insert(cur, "eval_points", points)
     _totals_and_losses(cur, points, totals, "eval_totals")
     return cur
 
@@ -275,7 +274,7 @@ def test_the_candidates_across_the_chord_tests_bound(con, data, shuffled):
             "CREATE TEMP TABLE eval_points_phi (series INTEGER, replicate INTEGER, plateau BIGINT, "
             "threshold DOUBLE, k_cum BIGINT, l_cum DOUBLE, n_total BIGINT, coverage DOUBLE)"
         )
-        cur.executemany("INSERT INTO eval_points_phi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+        insert(cur, "eval_points_phi", points)
         _totals_and_losses(cur, points, totals, "eval_totals_phi")
         packing = cost_curves._packing(cur, INTEGER_COSTS)
         assert packing is not None  # the packed key, hence the chord test
@@ -287,7 +286,7 @@ def test_the_candidates_across_the_chord_tests_bound(con, data, shuffled):
         stored = cur.execute(query, [INTEGER_COSTS, *packing]).fetchall()
         shuffled.shuffle(points)  # any row order gives the same rows
         cur.execute("DELETE FROM eval_points_phi")
-        cur.executemany("INSERT INTO eval_points_phi VALUES (?, ?, ?, ?, ?, ?, ?, ?)", points)
+        insert(cur, "eval_points_phi", points)
         any_order = cur.execute(query, [INTEGER_COSTS, *packing]).fetchall()
     finally:
         cur.close()
