@@ -5,6 +5,7 @@ itself and raises its own error)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -113,6 +114,9 @@ def test_a_sigint_while_duckdb_loads_is_held_then_one_line(tmp_path):
         cwd=tmp_path,
         env=env,
         check=False,
+        # a suite started in the background by a shell without job control ignores SIGINT, and
+        # the child would inherit that (the signal dropped, exit 0): the default, as at a terminal
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (130, "held\n", ONE_LINE)
     # the mask is restored: a program importing riskcov.cli still gets its Ctrl-C at once
