@@ -74,7 +74,7 @@ def evaluate_cli(tmp_path: Path, name: str, engine: str, spec: str, *extra: str)
     out = tmp_path / f"{name}.json"
     args = ["evaluate", "--warehouse", str(tmp_path / f"{name}.duckdb"), "--input", spec,
             "--bootstrap-resamples", "8", "--output", str(out), "--engine", engine,
-            "--spark-master", "local[2]", *extra]  # fmt: skip
+            *(["--spark-master", "local[2]"] if engine == "spark" else []), *extra]  # fmt: skip
     res = CliRunner().invoke(app, args)
     return res, (json.loads(out.read_text()) if res.exit_code == 0 else None)
 
